@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"net"
+
+	"github.com/spf13/cobra"
+)
+
+func (a *app) serveCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "serve",
+		Short: "Run the API, dispatcher, callback receiver and sweeps from the runtime file",
+		Args:  exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.serve(cmd.Context(), a.config, nil)
+		},
+	}
+}
+
+// serve loads the runtime file and runs the stack until ctx ends. When apiLn is given it is
+// used instead of binding listen.api (dev binds first to learn its port).
+func (a *app) serve(ctx context.Context, path string, apiLn net.Listener) error {
+	log := newLogger(a.stderr, a.getenv)
+	rt, pkg, err := loadRuntime(path, a.getenv)
+	if err != nil {
+		return err
+	}
+	st, err := buildStack(ctx, rt, pkg, log)
+	if err != nil {
+		return err
+	}
+	if apiLn == nil {
+		if apiLn, err = net.Listen("tcp", rt.Listen.API); err != nil {
+			st.close()
+			return environment("listener.failed", "listen.api", err)
+		}
+	}
+	var metricsLn net.Listener
+	if rt.Listen.Metrics != "" {
+		if metricsLn, err = net.Listen("tcp", rt.Listen.Metrics); err != nil {
+			st.close()
+			_ = apiLn.Close()
+			return environment("listener.failed", "listen.metrics", err)
+		}
+	}
+	return st.run(ctx, apiLn, metricsLn)
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
+
+	"switchboard/engine/auth"
+	"switchboard/packages"
+)
+
+// devPaths are the files of DIR/.switchboard/dev/.
+type devPaths struct {
+	root, secrets, runtimePath, dbPath, issuerKeyPath, jwksPath string
+	callbackSecret                                              []byte
+}
+
+func devLayout(dir string) devPaths {
+	root := filepath.Join(dir, ".switchboard", "dev")
+	sec := filepath.Join(root, "secrets")
+	return devPaths{
+		root: root, secrets: sec, runtimePath: filepath.Join(root, "runtime.yaml"),
+		dbPath: filepath.Join(root, "data", "switchboard.db"), issuerKeyPath: filepath.Join(sec, "dev-issuer.pem"),
+		jwksPath: filepath.Join(sec, "jwks.json"),
+	}
+}
+
+// devSession is session.json: where the dev stack's parts listen.
+type devSession struct {
+	API      string              `json:"api"`
+	Gateway  string              `json:"gateway,omitempty"`
+	Gateways map[string]string   `json:"gateways,omitempty"`
+	Runtime  string              `json:"runtime"`
+	Database string              `json:"database"`
+	Issuer   string              `json:"issuer"`
+	Audience string              `json:"audience"`
+	Clients  map[string][]string `json:"clients"`
+}
+
+// prepareDevDir creates the dev folder and its secrets, keeping existing keys so that tokens
+// and the audit chain stay valid across restarts.
+func prepareDevDir(dir string) (devPaths, error) {
+	l := devLayout(dir)
+	for _, d := range []string{l.root, l.secrets, filepath.Dir(l.dbPath)} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return l, environment("dev.unwritable", d, err)
+		}
+	}
+	if _, err := os.Stat(l.issuerKeyPath); errors.Is(err, fs.ErrNotExist) {
+		iss, err := auth.NewDevIssuer(devIssuer, devAudience)
+		if err != nil {
+			return l, fmt.Errorf("make the dev issuer: %w", err)
+		}
+		if err := iss.WriteFiles(l.issuerKeyPath, l.jwksPath); err != nil {
+			return l, environment("dev.unwritable", l.secrets, err)
+		}
+	}
+	for _, name := range []string{"audit.key", "callback-secret"} {
+		if err := ensureSecret(filepath.Join(l.secrets, name)); err != nil {
+			return l, environment("dev.unwritable", l.secrets, err)
+		}
+	}
+	secret, err := os.ReadFile(filepath.Join(l.secrets, "callback-secret"))
+	if err != nil {
+		return l, environment("dev.unwritable", l.secrets, err)
+	}
+	l.callbackSecret = secret
+	return l, nil
+}
+
+// ensureSecret writes 32 random bytes, hex encoded, with mode 0600 unless the file exists.
+func ensureSecret(path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Errorf("random secret: %w", err)
+	}
+	return os.WriteFile(path, []byte(hex.EncodeToString(b[:])), 0o600)
+}
+
+// clientsOf lists each client with the scopes its access profile requires.
+func clientsOf(pkg *packages.Package) map[string][]string {
+	out := map[string][]string{}
+	for _, p := range pkg.AccessProfiles {
+		for _, c := range p.Clients {
+			out[c] = append([]string{}, p.RequiredScopes...)
+		}
+	}
+	return out
+}
+
+func firstSenderClient(pkg *packages.Package) string {
+	for _, p := range pkg.AccessProfiles {
+		if p.Role == "sender" && len(p.Clients) > 0 {
+			return p.Clients[0]
+		}
+	}
+	return "CLIENT"
+}
+
+// devRuntime is the runtime file dev writes (SPEC section 4).
+type devRuntime struct {
+	APIVersion     string                    `yaml:"apiVersion"`
+	Kind           string                    `yaml:"kind"`
+	Package        map[string]string         `yaml:"package"`
+	Listen         map[string]string         `yaml:"listen"`
+	Database       map[string]string         `yaml:"database"`
+	Secrets        map[string]any            `yaml:"secrets"`
+	Authentication map[string]any            `yaml:"authentication"`
+	Providers      map[string]map[string]any `yaml:"providers"`
+	Dispatch       map[string]int            `yaml:"dispatch"`
+	Audit          map[string]string         `yaml:"audit"`
+	Retention      map[string]int            `yaml:"retention"`
+}
+
+// writeDevRuntime writes the runtime file that binds the package to the dev stand-ins.
+func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
+	clients := []string{}
+	for c := range s.Clients {
+		clients = append(clients, c)
+	}
+	rt := devRuntime{
+		APIVersion: "switchboard/v1", Kind: "Runtime",
+		Package:  map[string]string{"root": "../.."},
+		Listen:   map[string]string{"api": s.API[len("http://"):], "metrics": "127.0.0.1:0"},
+		Database: map[string]string{"driver": "sqlite", "path": "./data/switchboard.db"},
+		Secrets:  map[string]any{"file": map[string]string{"root": "./secrets"}},
+		Authentication: map[string]any{"oidc": map[string]any{
+			"issuer": devIssuer, "audience": devAudience, "jwksFile": "./secrets/jwks.json", "allowedClients": clients,
+		}},
+		Providers: map[string]map[string]any{},
+		Dispatch: map[string]int{"concurrency": 8, "batchSize": 100, "maxPayloadBytes": 10 << 20, "pollIntervalMilliseconds": 250,
+			"leaseSeconds": 10},
+		Audit:     map[string]string{"keyRef": "secret:file/audit.key"},
+		Retention: map[string]int{"payloadDays": 7, "recordDays": 90, "submissionReceiptDays": 7},
+	}
+	for _, p := range pkg.Providers {
+		switch p.Kind {
+		case "http":
+			rt.Providers[p.ID] = map[string]any{
+				"kind": "http", "baseUrl": s.Gateways[p.ID] + "/", "authentication": map[string]string{"kind": "none"},
+				"callbackVerifier": map[string]string{"kind": "hmac-sha256-body", "header": "x-signature",
+					"encoding": "hex", "secretRef": "secret:file/callback-secret"},
+			}
+		case "smtp":
+			rt.Providers[p.ID] = map[string]any{"kind": "smtp", "host": "127.0.0.1", "port": 2525, "tls": "none"}
+		case "peer":
+			if err := ensureSecret(filepath.Join(l.secrets, "peer.key")); err != nil {
+				return environment("dev.unwritable", l.secrets, err)
+			}
+			rt.Providers[p.ID] = map[string]any{"kind": "peer", "identityKeyRef": "secret:file/peer.key",
+				"listen": []string{"/ip4/127.0.0.1/tcp/0"}}
+		}
+	}
+	doc, err := yaml.Marshal(rt)
+	if err != nil {
+		return fmt.Errorf("encode the dev runtime file: %w", err)
+	}
+	if err := os.WriteFile(l.runtimePath, append([]byte("# Written by `switchboard dev`; rewritten at each start.\n"), doc...), 0o600); err != nil {
+		return environment("dev.unwritable", l.runtimePath, err)
+	}
+	return nil
+}
+
+// writeJSONFile writes v as indented JSON with mode 0600.
+func writeJSONFile(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o600)
+}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes of SPEC section 8.
+const (
+	exitOK          = 0
+	exitRefused     = 1
+	exitUsage       = 2
+	exitEnvironment = 3
+)
+
+// app holds the global flags and output streams of one invocation.
+type app struct {
+	config string
+	output string
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run executes one command line and returns its exit code.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	a := &app{stdout: stdout, stderr: stderr, getenv: getenv}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	return a.report(err)
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "switchboard",
+		Short:         "A scriptable provider gateway: templates, providers, durable delivery",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if a.output != "human" && a.output != "json" {
+				return usageError(fmt.Errorf("--output must be human or json"))
+			}
+			if a.config == "" {
+				a.config = a.getenv("SWITCHBOARD_CONFIG")
+			}
+			return nil
+		},
+	}
+	root.PersistentFlags().StringVar(&a.config, "config", "", "runtime file (also SWITCHBOARD_CONFIG)")
+	root.PersistentFlags().StringVarP(&a.output, "output", "o", "human", "output format: human or json")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
+	root.AddCommand(
+		a.initCommand(),
+		a.checkCommand(),
+		a.previewCommand(),
+		a.serveCommand(),
+		a.devCommand(),
+	)
+	return root
+}
+
+// json reports whether the caller asked for JSON output.
+func (a *app) json() bool { return a.output == "json" }

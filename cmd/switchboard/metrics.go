@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"switchboard/engine"
+)
+
+// metrics holds the Prometheus series of SPEC section 9. No label holds a recipient, a peer id
+// or message content: routes are patterns, providers are package ids.
+type metrics struct {
+	reg       *prometheus.Registry
+	requests  *prometheus.CounterVec
+	latency   *prometheus.HistogramVec
+	attempts  *prometheus.CounterVec
+	sendTime  *prometheus.HistogramVec
+	callbacks *prometheus.CounterVec
+	scripts   *prometheus.CounterVec
+	refusals  *prometheus.CounterVec
+	retention *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_http_requests_total",
+			Help: "API requests by route pattern and status class."}, []string{"route", "class"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "switchboard_http_request_duration_seconds",
+			Help: "API request latency by route pattern.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14)}, []string{"route"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_provider_attempts_total",
+			Help: "Delivery attempts by provider and outcome class."}, []string{"provider", "outcome"}),
+		sendTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "switchboard_provider_send_duration_seconds",
+			Help: "Time spent in a provider's Send.", Buckets: prometheus.ExponentialBuckets(0.0005, 2, 16)}, []string{"provider"}),
+		callbacks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_callbacks_total",
+			Help: "Provider callbacks by provider and outcome."}, []string{"provider", "outcome"}),
+		scripts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_script_failures_total",
+			Help: "Adapter script failures by provider and failure class."}, []string{"provider", "class"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_limit_refusals_total",
+			Help: "Requests refused by a rate limit or a daily quota."}, []string{"code"}),
+		retention: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_retention_runs_total",
+			Help: "Retention sweeps by result."}, []string{"result"}),
+	}
+	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.retention,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// observeRequest counts an answered API request.
+func (m *metrics) observeRequest(route string, status int, d time.Duration) {
+	m.requests.WithLabelValues(route, strconv.Itoa(status/100)+"xx").Inc()
+	m.latency.WithLabelValues(route).Observe(d.Seconds())
+	if status == http.StatusTooManyRequests {
+		m.refusals.WithLabelValues("429").Inc()
+	}
+}
+
+// observeAttempt counts a finished attempt.
+func (m *metrics) observeAttempt(provider string, class engine.OutcomeClass, d time.Duration) {
+	m.attempts.WithLabelValues(provider, string(class)).Inc()
+	m.sendTime.WithLabelValues(provider).Observe(d.Seconds())
+}
+
+// observeProvider counts what a provider reports: adapter script failures by class, and
+// callbacks by outcome (unverified, unreadable, ignored, parsed).
+func (m *metrics) observeProvider(provider, event, class string) {
+	if class == "" {
+		class = "ok"
+	}
+	if event == "callback" {
+		m.callbacks.WithLabelValues(provider, class).Inc()
+		return
+	}
+	m.scripts.WithLabelValues(provider, class).Inc()
+}
+
+// handler serves /metrics, with the queue gauges read from the store at scrape time.
+func (m *metrics) handler(s *stack) http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(&queueCollector{s: s})
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{m.reg, reg}, promhttp.HandlerOpts{}))
+	return mux
+}
+
+// queueCollector reads the dispatch queue gauges from metadata at scrape time.
+type queueCollector struct{ s *stack }
+
+var (
+	queueEntriesDesc = prometheus.NewDesc("switchboard_queue_entries", "Messages by dispatch state.", []string{"dispatch"}, nil)
+	queueBytesDesc   = prometheus.NewDesc("switchboard_queue_bytes", "Rendered payload bytes queued or claimed.", []string{"state"}, nil)
+	oldestDueDesc    = prometheus.NewDesc("switchboard_queue_oldest_due_age_seconds", "Age of the oldest due queued message.", nil, nil)
+	oversizedDesc    = prometheus.NewDesc("switchboard_queue_oversized_skips_total", "Due messages skipped because they exceed maxPayloadBytes.", nil, nil)
+)
+
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- queueEntriesDesc
+	ch <- queueBytesDesc
+	ch <- oldestDueDesc
+	ch <- oversizedDesc
+}
+
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	st, err := c.s.store.Stats(ctx, c.s.clock.Now())
+	if err != nil {
+		return
+	}
+	for _, d := range engine.DispatchStates() {
+		ch <- prometheus.MustNewConstMetric(queueEntriesDesc, prometheus.GaugeValue, float64(st.Dispatch[d]), string(d))
+	}
+	ch <- prometheus.MustNewConstMetric(queueBytesDesc, prometheus.GaugeValue, float64(st.QueuedBytes), "queued")
+	ch <- prometheus.MustNewConstMetric(queueBytesDesc, prometheus.GaugeValue, float64(st.ClaimedBytes), "claimed")
+	ch <- prometheus.MustNewConstMetric(oldestDueDesc, prometheus.GaugeValue, st.OldestDueAge.Seconds())
+	ch <- prometheus.MustNewConstMetric(oversizedDesc, prometheus.CounterValue, float64(c.s.dispatcher.Figures().OversizedSkipsTotal))
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"switchboard/engine"
+	"switchboard/engine/runtime"
+	"switchboard/packages"
+	"switchboard/providers/httpgw"
+	"switchboard/scripting"
+)
+
+// buildProviders connects every provider the package declares, from its runtime settings.
+// Provider kinds this build cannot connect yet are left out: the dispatcher then records their
+// attempts as transient `provider.unavailable`, and the startup log says so.
+func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clock, log *slog.Logger, m *metrics) (map[string]engine.Provider, error) {
+	out := map[string]engine.Provider{}
+	closeAll := func() {
+		for _, p := range out {
+			_ = p.Close()
+		}
+	}
+	for _, decl := range pkg.Providers {
+		cfg := rt.Providers[decl.ID]
+		switch decl.Kind {
+		case "http":
+			p, err := newHTTPProvider(decl, cfg, clock, log, m)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			out[decl.ID] = p
+		default:
+			log.Warn("provider kind not connected in this build; its messages wait and retry", "provider", decl.ID, "kind", decl.Kind)
+		}
+	}
+	return out, nil
+}
+
+// newHTTPProvider builds an http gateway provider from its package adapter and runtime entry.
+func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, m *metrics) (engine.Provider, error) {
+	h := cfg.HTTP
+	a := decl.Adapter
+	limits := scripting.DefaultLimits()
+	cc := httpgw.Config{
+		ID: decl.ID, ScriptName: a.ScriptPath, Source: a.Source, Method: a.Method,
+		RequestHeaders: a.RequestHeaders, ResponseHeaders: a.ResponseHeaders,
+		ReceiptsCallback: a.Receipts == "callback", ConcurrencyLimit: a.ConcurrencyLimit,
+		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
+		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
+		Auth: httpgw.Auth{
+			Kind: h.Authentication.Kind, Username: string(h.Authentication.Username.Value()),
+			Password: string(h.Authentication.Password.Value()), Scheme: h.Authentication.Scheme,
+			Header: h.Authentication.Header, Token: string(h.Authentication.Token.Value()),
+			TokenURL: urlString(h.Authentication.TokenURL), ClientID: h.Authentication.ClientID,
+			ClientSecret: string(h.Authentication.ClientSecret.Value()), Scopes: h.Authentication.Scopes,
+		},
+		Limits: limits, Logger: log.With("provider", decl.ID), Clock: clock,
+		Observer: func(event, class string) { m.observeProvider(decl.ID, event, class) },
+	}
+	if h.ConcurrencyLimit > 0 && (cc.ConcurrencyLimit == 0 || h.ConcurrencyLimit < cc.ConcurrencyLimit) {
+		cc.ConcurrencyLimit = h.ConcurrencyLimit
+	}
+	if h.RatePerSecond > 0 && (cc.RatePerSecond == 0 || h.RatePerSecond < cc.RatePerSecond) {
+		cc.RatePerSecond = h.RatePerSecond
+	}
+	if v := h.CallbackVerifier; v != nil {
+		cc.Verifier = &httpgw.VerifierConfig{Kind: v.Kind, Header: strings.ToLower(v.Header), Encoding: v.Encoding,
+			URL: v.URL, Secret: v.Secret.Value(), Token: string(v.Token.Value())}
+	}
+	p, err := httpgw.New(cc)
+	if err != nil {
+		return nil, refused("provider.invalid", "providers/"+decl.ID+"/"+a.ScriptPath, err.Error())
+	}
+	return p, nil
+}
+
+func urlString(u *url.URL) string {
+	if u == nil {
+		return ""
+	}
+	return u.String()
+}

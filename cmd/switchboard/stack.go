@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"switchboard/engine"
+	"switchboard/engine/api"
+	"switchboard/engine/auth"
+	"switchboard/engine/runtime"
+	"switchboard/packages"
+	"switchboard/store"
+)
+
+// stack is everything serve runs, wired from one runtime file.
+type stack struct {
+	rt         *runtime.Runtime
+	pkg        *packages.Package
+	log        *slog.Logger
+	clock      engine.Clock
+	store      *store.Store
+	providers  map[string]engine.Provider
+	dispatcher *engine.Dispatcher
+	api        *api.Server
+	metrics    *metrics
+}
+
+// loadRuntime loads the runtime file and its package, exactly as serve and check do.
+func loadRuntime(path string, getenv func(string) string) (*runtime.Runtime, *packages.Package, error) {
+	if path == "" {
+		return nil, nil, usageError(errors.New("give the runtime file with --config or SWITCHBOARD_CONFIG"))
+	}
+	rt, err := runtime.Load(path, getenv)
+	if err != nil {
+		return nil, nil, err
+	}
+	pkg, err := loadPackage(rt.Package.Root)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := rt.CheckPackage(pkg); err != nil {
+		return nil, nil, err
+	}
+	return rt, pkg, nil
+}
+
+// openStore opens the runtime's database; migrate is true only for serve.
+func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log *slog.Logger, migrate bool) (*store.Store, []byte, error) {
+	chainKey, pseudoKey, err := auditKeys(rt.Audit.Key.Value())
+	if err != nil {
+		return nil, nil, refused("runtime.invalid", rt.Path, err.Error())
+	}
+	st, err := store.Open(ctx, store.Config{
+		Driver: rt.Database.Driver, Path: rt.Database.Path, Synchronous: rt.Database.Synchronous,
+		AuditKey: chainKey, Clock: clock, Migrate: migrate, Logger: log,
+	})
+	if err != nil {
+		return nil, nil, environment("database.unreachable", rt.Database.Path, err)
+	}
+	return st, pseudoKey, nil
+}
+
+// buildStack wires store, providers, dispatcher and API from a loaded runtime.
+func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, log *slog.Logger) (*stack, error) {
+	s := &stack{rt: rt, pkg: pkg, log: log, clock: engine.SystemClock{}, metrics: newMetrics()}
+	st, pseudoKey, err := openStore(ctx, rt, s.clock, log, true)
+	if err != nil {
+		return nil, err
+	}
+	s.store = st
+	verifier, err := auth.NewVerifier(auth.Config{
+		Issuer: rt.Authentication.OIDC.Issuer, Audience: rt.Authentication.OIDC.Audience,
+		JWKSURI: rt.Authentication.OIDC.JWKSURI, JWKSFile: rt.Authentication.OIDC.JWKSFile,
+		AllowedClients: rt.Authentication.OIDC.AllowedClients,
+		ScopeClaim:     rt.Authentication.ScopeClaim, ClientClaim: rt.Authentication.ClientClaim,
+	}, s.clock)
+	if err != nil {
+		s.close()
+		return nil, refused("runtime.invalid", rt.Path, "authentication: "+err.Error())
+	}
+	s.providers, err = buildProviders(rt, pkg, s.clock, log, s.metrics)
+	if err != nil {
+		s.close()
+		return nil, err
+	}
+	s.dispatcher = engine.NewDispatcher(engine.DispatcherConfig{
+		Package: pkg, Store: st, Providers: s.providers, Clock: s.clock, Logger: log,
+		Concurrency: rt.Dispatch.Concurrency, BatchSize: rt.Dispatch.BatchSize,
+		MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes,
+		PollInterval:    time.Duration(rt.Dispatch.PollIntervalMilliseconds) * time.Millisecond,
+		LeaseFor:        time.Duration(rt.Dispatch.LeaseSeconds) * time.Second,
+		Observe:         s.metrics.observeAttempt,
+	})
+	submitter := engine.NewSubmitter(engine.SubmitterConfig{
+		Package: pkg, Store: st, Clock: s.clock,
+		PayloadRetention: time.Duration(rt.Retention.PayloadDays) * 24 * time.Hour,
+		ReceiptWindow:    time.Duration(rt.Retention.SubmissionReceiptDays) * 24 * time.Hour,
+		OnAccepted:       s.dispatcher.Wake,
+	})
+	receipts := map[string]engine.ReceiptHandler{}
+	for id, p := range s.providers {
+		if h, ok := p.(engine.ReceiptHandler); ok {
+			receipts[id] = h
+		}
+	}
+	s.api = api.New(api.Config{
+		Package: pkg, Store: st, Submitter: submitter, Auth: verifier,
+		Limiter: auth.NewLimiter(s.clock), PseudonymKey: pseudoKey, Receipts: receipts,
+		Clock: s.clock, Logger: log, Ready: st.Ready, Observe: s.metrics.observeRequest,
+		SLO: api.SLOSource{Figures: s.dispatcher.Figures, BatchSize: rt.Dispatch.BatchSize,
+			MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes, Concurrency: rt.Dispatch.Concurrency},
+	})
+	return s, nil
+}
+
+// run serves until ctx ends, then stops gracefully: stop accepting, stop claiming, finish
+// in-flight sends, close providers and the store.
+func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
+	defer s.close()
+	srv := &http.Server{Handler: s.api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	errs := make(chan error, 3)
+	go func() { errs <- serveHTTP(srv, apiLn) }()
+	var msrv *http.Server
+	if metricsLn != nil {
+		msrv = &http.Server{Handler: s.metrics.handler(s), ReadHeaderTimeout: 10 * time.Second}
+		go func() { errs <- serveHTTP(msrv, metricsLn) }()
+	}
+	for _, p := range s.providers {
+		if st, ok := p.(engine.Starter); ok {
+			if err := st.Start(ctx); err != nil {
+				return environment("provider.unavailable", s.rt.Path, err)
+			}
+		}
+	}
+	dispatchDone := make(chan error, 1)
+	go func() { dispatchDone <- s.dispatcher.Run(ctx) }()
+	s.log.Info("serving", "api", apiLn.Addr().String(), "package", s.pkg.Digest)
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errs:
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = srv.Shutdown(shutdownCtx)
+	if msrv != nil {
+		_ = msrv.Shutdown(shutdownCtx)
+	}
+	if runErr != nil {
+		return environment("listener.failed", apiLn.Addr().String(), runErr)
+	}
+	if err := <-dispatchDone; err != nil {
+		return fmt.Errorf("dispatcher: %w", err)
+	}
+	s.log.Info("stopped")
+	return nil
+}
+
+func serveHTTP(srv *http.Server, ln net.Listener) error {
+	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// close releases providers and the store.
+func (s *stack) close() {
+	for id, p := range s.providers {
+		if err := p.Close(); err != nil {
+			s.log.Warn("closing provider", "provider", id, "err", err)
+		}
+	}
+	if s.store != nil {
+		if err := s.store.Close(); err != nil {
+			s.log.Warn("closing store", "err", err)
+		}
+	}
+}

@@ -1,0 +1,61 @@
+package api
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"switchboard/engine"
+)
+
+// methods maps an HTTP method to its handler for one path pattern.
+type methods map[string]http.HandlerFunc
+
+// routes registers every route. Patterns carry no method so that this package, not ServeMux,
+// answers 405 with a problem body and an Allow header.
+func (s *Server) routes() {
+	s.handle("/health", methods{http.MethodGet: s.health})
+	s.handle("/ready", methods{http.MethodGet: s.ready})
+	s.handle("/openapi.json", methods{http.MethodGet: s.openAPI})
+	s.handle("/v1/messages", methods{http.MethodPost: s.authed([]string{"sender"}, s.submit)})
+	s.handle("/v1/messages/{id}", methods{http.MethodGet: s.authed(nil, s.getMessage)})
+	s.handle("/v1/messages/{id}/cancel", methods{http.MethodPost: s.authed(nil, s.cancel)})
+	s.handle("/v1/templates/{id}/versions/{version}/preview", methods{http.MethodPost: s.authed([]string{"sender"}, s.preview)})
+	s.handle("/v1/slo", methods{http.MethodGet: s.authed([]string{"operator"}, s.slo)})
+	s.handle("/v1/provider-callbacks/{provider}", methods{http.MethodPost: s.callback})
+	s.handle("/v1/provider-callbacks/{provider}/{token}", methods{http.MethodPost: s.callback})
+	extra := map[string]methods{}
+	for _, rt := range s.cfg.Extra {
+		if extra[rt.Pattern] == nil {
+			extra[rt.Pattern] = methods{}
+		}
+		extra[rt.Pattern][rt.Method] = s.authed(rt.Roles, rt.Handler)
+	}
+	for pattern, m := range extra {
+		s.handle(pattern, m)
+	}
+	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		s.writeProblem(w, r, engine.NewProblem(engine.CodeRequestNotFound, "no such route"))
+	})
+}
+
+func (s *Server) handle(pattern string, m methods) {
+	allowed := make([]string, 0, len(m))
+	for k := range m {
+		allowed = append(allowed, k)
+	}
+	sort.Strings(allowed)
+	allow := strings.Join(allowed, ", ")
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		h, ok := m[r.Method]
+		if !ok && r.Method == http.MethodHead {
+			h, ok = m[http.MethodGet]
+		}
+		if !ok {
+			w.Header().Set("Allow", allow)
+			s.writeProblem(w, r, engine.NewProblem(engine.CodeMethodNotAllowed, "this route does not take "+r.Method))
+			return
+		}
+		h(w, r)
+	})
+}

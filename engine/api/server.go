@@ -1,0 +1,153 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"switchboard/engine"
+	"switchboard/engine/auth"
+	"switchboard/packages"
+)
+
+// Authenticator checks an Authorization header value. *auth.Verifier implements it.
+type Authenticator interface {
+	Authenticate(ctx context.Context, authorization string) (*auth.Principal, error)
+}
+
+// Config wires a Server.
+type Config struct {
+	Package   *packages.Package
+	Store     engine.Store
+	Submitter *engine.Submitter
+	Auth      Authenticator
+	Limiter   *auth.Limiter
+	// PseudonymKey keys the caller pseudonyms that messages and the journal hold.
+	PseudonymKey []byte
+	// Receipts are the providers that accept callbacks, by provider id.
+	Receipts map[string]engine.ReceiptHandler
+	// CallbackRate and CallbackBurst bound verification work per provider (token bucket).
+	CallbackRate  float64
+	CallbackBurst int
+	Clock         engine.Clock
+	Logger        *slog.Logger
+	// Ready reports whether the database is migrated and reachable; nil means ready.
+	Ready func(ctx context.Context) error
+	// SLO feeds GET /v1/slo.
+	SLO SLOSource
+	// Observe, when set, is told about every answered request (for metrics).
+	Observe func(route string, status int, d time.Duration)
+	// Extra routes that later parts of the program add (SLO, inbox, operator actions). Each gets
+	// the authenticated caller.
+	Extra []Route
+}
+
+// Route is an authenticated route added by another part of the program.
+type Route struct {
+	Method  string
+	Pattern string
+	// Roles that may call it ("sender", "operator", "receiver").
+	Roles   []string
+	Handler func(w http.ResponseWriter, r *http.Request, caller engine.Caller)
+}
+
+// Server is the HTTP API.
+type Server struct {
+	cfg       Config
+	log       *slog.Logger
+	callbacks *callbackLimiter
+	mux       *http.ServeMux
+}
+
+// maxBody is the request body cap of SPEC section 5.
+const maxBody = 1 << 20
+
+// New builds the Server and its routes.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.CallbackRate <= 0 {
+		cfg.CallbackRate = 200
+	}
+	if cfg.CallbackBurst <= 0 {
+		cfg.CallbackBurst = 400
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	s.callbacks = newCallbackLimiter(cfg.CallbackRate, cfg.CallbackBurst)
+	s.routes()
+	return s
+}
+
+// Handler returns the root handler with the middleware every response passes through.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		r = r.WithContext(context.WithValue(r.Context(), traceKey{}, newTraceID()))
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		defer func() {
+			if v := recover(); v != nil {
+				s.log.Error("panic in handler", "traceId", traceID(r), "panic", v)
+				if !rec.wrote {
+					s.writeProblem(rec, r, engine.ErrServiceUnavailable)
+				}
+			}
+			if s.cfg.Observe != nil {
+				s.cfg.Observe(routeName(r), rec.status, time.Since(start))
+			}
+		}()
+		if r.ContentLength > maxBody {
+			s.writeProblem(rec, r, engine.NewProblem(engine.CodeBodyTooLarge, "the request body is over 1 MiB"))
+			return
+		}
+		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
+		s.mux.ServeHTTP(rec, r)
+	})
+}
+
+type traceKey struct{}
+
+func newTraceID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func traceID(r *http.Request) string {
+	if v, ok := r.Context().Value(traceKey{}).(string); ok {
+		return v
+	}
+	return ""
+}
+
+// routeName is the matched pattern, so metrics never carry ids from paths.
+func routeName(r *http.Request) string {
+	if r.Pattern != "" {
+		return r.Pattern
+	}
+	return "unmatched"
+}
+
+// statusRecorder remembers the status written, for metrics and the panic guard.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if !s.wrote {
+		s.status, s.wrote = code, true
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	s.wrote = true
+	return s.ResponseWriter.Write(b)
+}

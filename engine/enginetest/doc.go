@@ -1,0 +1,3 @@
+// Package enginetest holds test helpers for the engine and its implementations: a fake clock
+// that moves only when told. It imports engine and the standard library only.
+package enginetest

@@ -1,0 +1,195 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"switchboard/packages"
+)
+
+// lane is one provider's queue of claimed messages and its workers, so that a slow provider
+// only occupies its own workers and never starves the others.
+type lane struct {
+	d      *Dispatcher
+	queue  chan Claim
+	wg     sync.WaitGroup
+	closed bool
+}
+
+// laneFor returns the lane of a provider, starting its workers on first use.
+func (d *Dispatcher) laneFor(sendCtx context.Context, provider string) *lane {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	l, ok := d.lanes[provider]
+	if !ok {
+		l = &lane{d: d, queue: make(chan Claim, d.heldCap())}
+		d.lanes[provider] = l
+		for i := 0; i < d.cfg.Concurrency; i++ {
+			l.wg.Add(1)
+			go l.work(sendCtx)
+		}
+	}
+	return l
+}
+
+// push hands a claim to the lane. The queue holds heldCap entries, and no more than heldCap
+// claims are ever held, so push never blocks for long.
+func (l *lane) push(c Claim) { l.queue <- c }
+
+func (l *lane) work(ctx context.Context) {
+	defer l.wg.Done()
+	for c := range l.queue {
+		l.d.send(ctx, c)
+	}
+}
+
+// stopLanes closes every lane and waits until each claimed message has been sent and recorded.
+func (d *Dispatcher) stopLanes() {
+	d.mu.Lock()
+	lanes := make([]*lane, 0, len(d.lanes))
+	for _, l := range d.lanes {
+		if !l.closed {
+			l.closed = true
+			close(l.queue)
+		}
+		lanes = append(lanes, l)
+	}
+	d.mu.Unlock()
+	for _, l := range lanes {
+		l.wg.Wait()
+	}
+}
+
+// send makes one attempt and records its outcome under the claim's lease.
+func (d *Dispatcher) send(ctx context.Context, c Claim) {
+	defer d.release(c.Message.ID)
+	m := &c.Message
+	sp := d.cfg.Package.SenderProfile(m.SenderProfile)
+	start := time.Now()
+	var o Outcome
+	now := d.cfg.Clock.Now()
+	switch {
+	case sp == nil:
+		o = Outcome{Class: OutcomePermanent, Code: "profile.unknown", Reason: "the sender profile is not in the package"}
+	case !now.Before(m.ExpiresAt):
+		d.finish(ctx, c, Decision{Attempt: AttemptExpired, Dispatch: DispatchExpired, Report: m.Report,
+			NextAttemptAt: m.NextAttemptAt, ProviderAttempts: m.ProviderAttempts, FallbackIndex: m.FallbackIndex,
+			Provider: m.Provider, Code: "message.expired"}, now)
+		return
+	default:
+		p, ok := d.cfg.Providers[m.Provider]
+		if !ok {
+			o = Outcome{Class: OutcomeTransient, Code: "provider.unavailable", Reason: "no provider is connected under this id"}
+			break
+		}
+		o = p.Send(ctx, d.outbound(c, sp))
+	}
+	if d.cfg.Observe != nil {
+		d.cfg.Observe(m.Provider, o.Class, time.Since(start))
+	}
+	if o.Reason != "" {
+		d.log.Debug("attempt finished", "message", m.ID, "provider", m.Provider, "class", o.Class, "code", o.Code, "reason", o.Reason)
+	}
+	if sp == nil {
+		d.finish(ctx, c, Decision{Attempt: AttemptPermanent, Dispatch: DispatchFailed, Report: m.Report,
+			Provider: m.Provider, Code: o.Code}, d.cfg.Clock.Now())
+		return
+	}
+	now = d.cfg.Clock.Now()
+	dec := Decide(m, sp, o, now, d.cfg.Jitter())
+	if dec.Attempt == AttemptAccepted {
+		m.ProviderRef = o.ProviderReference
+	}
+	d.finish(ctx, c, dec, now)
+}
+
+// outbound builds what the provider sees.
+func (d *Dispatcher) outbound(c Claim, prof *packages.SenderProfile) *Outbound {
+	m := c.Message
+	out := &Outbound{
+		MessageID: m.ID, Generation: m.Generation, Attempt: m.Attempt, Channel: m.Channel,
+		Recipient: c.Payload.Recipient, Parts: c.Payload.Parts, ContentType: c.Payload.ContentType,
+		SenderProfile: SenderProfileView{ID: prof.ID, Channel: Channel(prof.Channel), Sender: prof.Sender,
+			MaximumSegments: prof.MaximumSegments},
+		Deadline: c.Lease.ExpiresAt,
+	}
+	if pd := d.cfg.Package.Provider(m.Provider); pd != nil && pd.IdempotentSubmit {
+		out.IdempotencyKey = ProviderIdempotencyKey(m.ID, m.Generation)
+	}
+	return out
+}
+
+// ProviderIdempotencyKey is the key an idempotentSubmit provider receives: stable for a
+// generation, different for the next one.
+func ProviderIdempotencyKey(messageID string, generation int) string {
+	return messageID + "." + strconv.Itoa(generation)
+}
+
+// finish records a decision fenced by the claim's lease.
+func (d *Dispatcher) finish(ctx context.Context, c Claim, dec Decision, now time.Time) {
+	m := c.Message
+	ref := ""
+	if dec.Attempt == AttemptAccepted {
+		ref = m.ProviderRef
+	}
+	f := Finish{
+		Lease: c.Lease, Attempt: dec.Attempt, Code: dec.Code, ProviderRef: ref,
+		Dispatch: dec.Dispatch, Report: dec.Report, NextAttemptAt: dec.NextAttemptAt,
+		ProviderAttempts: dec.ProviderAttempts, FallbackIndex: dec.FallbackIndex, Provider: dec.Provider,
+		FinishedAt: now,
+		Audit: AuditEntry{Event: "attempt.finished", Actor: "worker", MessageID: m.ID,
+			Outcome: string(dec.Attempt) + "->" + string(dec.Dispatch), At: now},
+	}
+	if dec.Dispatch == DispatchFailed {
+		f.DispatchCode = dec.Code
+	}
+	if err := d.cfg.Store.Finish(ctx, f); err != nil {
+		if errors.Is(err, ErrLeaseLost) {
+			d.mu.Lock()
+			d.figure.LeaseLostTotal++
+			d.mu.Unlock()
+			d.log.Warn("lease lost before the outcome was recorded", "message", m.ID, "outcome", dec.Attempt)
+			return
+		}
+		d.log.Error("recording an outcome", "message", m.ID, "err", err)
+	}
+}
+
+// Recover finishes every claim whose lease lapsed (its process is gone or stalled) as an
+// interrupted attempt: it may have been sent, so the sender profile's onUncertain decides.
+func (d *Dispatcher) Recover(ctx context.Context) error {
+	for {
+		now := d.cfg.Clock.Now()
+		lapsed, err := d.cfg.Store.LapsedLeases(ctx, now, 200)
+		if err != nil {
+			return err
+		}
+		for _, l := range lapsed {
+			d.mu.Lock()
+			_, mine := d.held[l.Message.ID]
+			d.mu.Unlock()
+			if mine {
+				continue
+			}
+			m := l.Message
+			dec := Decision{Attempt: AttemptInterrupt, Report: m.Report, NextAttemptAt: now,
+				ProviderAttempts: m.ProviderAttempts + 1, FallbackIndex: m.FallbackIndex, Provider: m.Provider,
+				Code: "lease.lapsed", Dispatch: DispatchUnknown}
+			if sp := d.cfg.Package.SenderProfile(m.SenderProfile); sp != nil && sp.OnUncertain == "retry" {
+				dec.Dispatch = DispatchQueued
+				if dec.ProviderAttempts >= sp.Retry.MaximumAttempts {
+					dec.Dispatch = DispatchUnknown
+				} else {
+					dec.NextAttemptAt = now.Add(Backoff(sp.Retry, dec.ProviderAttempts, 0, d.cfg.Jitter()))
+				}
+			}
+			d.finish(ctx, Claim{Message: m, Lease: l.Lease}, dec, now)
+		}
+		if len(lapsed) < 200 {
+			return nil
+		}
+	}
+}

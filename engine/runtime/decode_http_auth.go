@@ -1,0 +1,149 @@
+package runtime
+
+import (
+	"net/url"
+	"strings"
+)
+
+// httpAuthKeys are the members of an http provider's authentication, by kind.
+var httpAuthKeys = map[string][]string{
+	AuthNone:                    {"kind"},
+	AuthBasic:                   {"kind", "usernameRef", "passwordRef"},
+	AuthStaticAuthorization:     {"kind", "scheme", "tokenRef"},
+	AuthStaticAPIKey:            {"kind", "header", "tokenRef"},
+	AuthOAuth2ClientCredentials: {"kind", "tokenUrl", "clientId", "clientSecretRef", "scopes"},
+}
+
+// verifierKeys are the members of a callback verifier, by kind.
+var verifierKeys = map[string][]string{
+	VerifierHMACSHA256Body:   {"kind", "header", "encoding", "secretRef"},
+	VerifierTwilio:           {"kind", "url", "secretRef"},
+	VerifierStandardWebhooks: {"kind", "secretRef"},
+	VerifierPathToken:        {"kind", "tokenRef"},
+}
+
+// minPathTokenBytes keeps a path token out of guessing range.
+const minPathTokenBytes = 16
+
+// notText explains why textSecret refused a secret, without showing it.
+const notText = "the secret must be printable text without line breaks or surrounding white space " +
+	"(secret files are used verbatim: remove a trailing newline)"
+
+// decodeHTTPAuth reads an http provider's authentication of the given kind. baseKnown says
+// the baseUrl was valid; loopback that it names a loopback host.
+func (r *reader) decodeHTTPAuth(m *mapping, kind string, baseKnown, loopback bool) HTTPAuth {
+	a := HTTPAuth{Kind: kind}
+	switch kind {
+	case AuthNone:
+		if baseKnown && !loopback {
+			m.fail("kind", "none is allowed only towards a loopback baseUrl")
+		}
+	case AuthBasic:
+		a.Username = r.textSecret(m, "usernameRef")
+		a.Password = r.textSecret(m, "passwordRef")
+		if strings.Contains(string(a.Username.value), ":") {
+			m.fail("usernameRef", "the user name of basic authentication must not hold a colon")
+			a.Username = Secret{}
+		}
+	case AuthStaticAuthorization:
+		a.Scheme = "Bearer"
+		if s := m.str("scheme"); s != "" {
+			if !isToken(s) {
+				m.fail("scheme", "must be an authorization scheme such as Bearer (an HTTP token)")
+			}
+			a.Scheme = s
+		}
+		a.Token = r.textSecret(m, "tokenRef")
+	case AuthStaticAPIKey:
+		a.Header = headerName(m, "header")
+		a.Token = r.textSecret(m, "tokenRef")
+	case AuthOAuth2ClientCredentials:
+		if text := m.required("tokenUrl"); text != "" {
+			u, reason := parseRemoteURL(text)
+			if reason != "" {
+				m.fail("tokenUrl", "%s", reason)
+			}
+			a.TokenURL = u
+		}
+		a.ClientID = m.required("clientId")
+		a.ClientSecret = r.textSecret(m, "clientSecretRef")
+		a.Scopes = m.strings("scopes")
+		for i, s := range a.Scopes {
+			if strings.ContainsAny(s, " \t\r\n\"\\") {
+				m.fail("scopes", "scope %d must not hold white space, quotes or backslashes", i)
+			}
+		}
+	}
+	return a
+}
+
+// textSecret resolves a required secret that must be printable text: a credential that goes
+// into an HTTP header or form, or a shared HMAC secret. A stray trailing newline is caught
+// here, at load, instead of failing every send or every callback later.
+func (r *reader) textSecret(m *mapping, key string) Secret {
+	s := m.secret(key, true)
+	if !s.IsZero() && !isPrintableText(s.value) {
+		m.fail(key, "%s", notText)
+		return Secret{}
+	}
+	return s
+}
+
+// headerName reads a required HTTP header name, lower-cased, refusing headers the HTTP client
+// owns.
+func headerName(m *mapping, key string) string {
+	h := strings.ToLower(m.required(key))
+	switch {
+	case h == "":
+	case !isToken(h):
+		m.fail(key, "must be an HTTP header name")
+		return ""
+	case contains(reservedHeaders, h) || strings.HasPrefix(h, "proxy-"):
+		m.fail(key, "names a header the HTTP client owns")
+		return ""
+	}
+	return h
+}
+
+// decodeVerifier reads a callback verifier of the given kind.
+func (r *reader) decodeVerifier(m *mapping, kind string) *Verifier {
+	v := &Verifier{Kind: kind}
+	switch kind {
+	case VerifierHMACSHA256Body:
+		v.Header = headerName(m, "header")
+		v.Encoding = "hex"
+		switch e := m.str("encoding"); e {
+		case "", "hex":
+		case "base64":
+			v.Encoding = e
+		default:
+			m.fail("encoding", "must be hex or base64")
+		}
+		v.Secret = r.textSecret(m, "secretRef")
+	case VerifierTwilio:
+		if text := m.required("url"); text != "" {
+			u, err := url.Parse(text)
+			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || strings.Contains(text, "#") {
+				m.fail("url", "must be the absolute http or https callback URL the gateway calls, without user information or fragment")
+			} else {
+				v.URL = text
+			}
+		}
+		v.Secret = r.textSecret(m, "secretRef")
+	case VerifierStandardWebhooks:
+		v.Secret = r.textSecret(m, "secretRef")
+		if !v.Secret.IsZero() {
+			if _, ok := decodeWebhookSecret(v.Secret.value); !ok {
+				m.fail("secretRef", "the secret must be whsec_ followed by standard base64")
+				v.Secret = Secret{}
+			}
+		}
+	case VerifierPathToken:
+		v.Token = r.textSecret(m, "tokenRef")
+		if !v.Token.IsZero() && (len(v.Token.value) < minPathTokenBytes || !isURLPathToken(v.Token.value)) {
+			m.fail("tokenRef", "the token must be at least %d characters of A-Z, a-z, 0-9, -, ., _ and ~", minPathTokenBytes)
+			v.Token = Secret{}
+		}
+	}
+	return v
+}

@@ -1,0 +1,73 @@
+package runtime
+
+import (
+	"encoding/json"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxJWKSFileBytes bounds a JWKS document on disk.
+const maxJWKSFileBytes = 1 << 20
+
+// decodeAuthentication reads `authentication`.
+func (r *reader) decodeAuthentication(doc *mapping) Authentication {
+	if !doc.has("authentication") {
+		doc.fail("authentication", "is required")
+		return Authentication{}
+	}
+	m := doc.child("authentication", "oidc", "scopeClaim", "clientClaim")
+	a := Authentication{ScopeClaim: DefaultScopeClaim, ClientClaim: DefaultClientClaim}
+	if s := m.str("scopeClaim"); s != "" {
+		a.ScopeClaim = s
+	}
+	if s := m.str("clientClaim"); s != "" {
+		a.ClientClaim = s
+	}
+	if !m.has("oidc") {
+		m.fail("oidc", "is required")
+		return a
+	}
+	o := m.child("oidc", "issuer", "audience", "jwksUri", "jwksFile", "allowedClients")
+	a.OIDC.Issuer = o.required("issuer")
+	a.OIDC.Audience = o.required("audience")
+	switch {
+	case o.has("jwksUri") && o.has("jwksFile"):
+		o.fail("jwksFile", "jwksUri and jwksFile exclude each other")
+	case o.has("jwksUri"):
+		if text := o.required("jwksUri"); text != "" {
+			if u, reason := parseRemoteURL(text); reason != "" {
+				o.fail("jwksUri", "%s", reason)
+			} else {
+				a.OIDC.JWKSURI = u.String()
+			}
+		}
+	case o.has("jwksFile"):
+		if path, data := r.readFile(o, "jwksFile", maxJWKSFileBytes); data != nil {
+			var set struct {
+				Keys []json.RawMessage `json:"keys"`
+			}
+			if err := json.Unmarshal(data, &set); err != nil || len(set.Keys) == 0 {
+				o.fail("jwksFile", "must be a JWKS document: a JSON object with a non-empty keys array")
+			} else {
+				a.OIDC.JWKSFile = path
+			}
+		}
+	default:
+		o.fail("jwksUri", "is required (or jwksFile, a JWKS document on disk)")
+	}
+	a.OIDC.AllowedClients = o.strings("allowedClients")
+	if n := deref(o.vals["allowedClients"]); n == nil {
+		o.fail("allowedClients", "is required: the OAuth client ids whose tokens are accepted")
+	} else if n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+		o.fail("allowedClients", "must list at least one client id")
+	}
+	seen := map[string]bool{}
+	for _, c := range a.OIDC.AllowedClients {
+		if seen[c] {
+			o.fail("allowedClients", "lists a client id twice")
+			break
+		}
+		seen[c] = true
+	}
+	return a
+}

@@ -1,0 +1,180 @@
+package runtime
+
+import (
+	"encoding/base64"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Provider kinds, as in the package manifest.
+const (
+	KindHTTP = "http"
+	KindSMTP = "smtp"
+	KindPeer = "peer"
+)
+
+// HTTP provider authentication kinds (SPEC section 4).
+const (
+	AuthNone                    = "none"
+	AuthBasic                   = "basic"
+	AuthStaticAuthorization     = "static-authorization"
+	AuthStaticAPIKey            = "static-api-key"
+	AuthOAuth2ClientCredentials = "oauth2-client-credentials"
+)
+
+// Callback verifier kinds (SPEC section 4).
+const (
+	VerifierHMACSHA256Body   = "hmac-sha256-body"
+	VerifierTwilio           = "twilio"
+	VerifierStandardWebhooks = "standard-webhooks"
+	VerifierPathToken        = "path-token"
+)
+
+// SMTP TLS modes.
+const (
+	TLSStartTLS = "starttls"
+	TLSImplicit = "implicit"
+	TLSNone     = "none"
+)
+
+// ProviderConfig is the connection of one provider declared by the package. Exactly one of
+// HTTP, SMTP and Peer is set, matching Kind.
+type ProviderConfig struct {
+	ID, Kind string
+	HTTP     *HTTPProvider
+	SMTP     *SMTPProvider
+	Peer     *PeerProvider
+}
+
+// HTTPProvider connects an http provider to its gateway.
+type HTTPProvider struct {
+	// BaseURL is https, or http only towards a loopback host; it always ends with "/" (Load
+	// adds a missing one, so adapter targets resolve below it) and carries no user
+	// information, query or fragment.
+	BaseURL *url.URL
+	// Timeout bounds one whole send (timeoutMilliseconds, default 5000).
+	Timeout time.Duration
+	// MaximumResponseBytes caps the response body read (default 65536).
+	MaximumResponseBytes int64
+	// ConcurrencyLimit and RatePerSecond, when positive, lower the package's capabilities;
+	// CheckPackage refuses values above them. Zero means "as the package says".
+	ConcurrencyLimit int
+	RatePerSecond    float64
+	Authentication   HTTPAuth
+	// CallbackVerifier proves delivery reports come from the gateway; nil = no callbacks
+	// accepted.
+	CallbackVerifier *Verifier
+}
+
+// HTTPAuth is how requests to the gateway are authenticated. Which fields are set depends on
+// Kind:
+//
+//	none                       nothing (loopback baseUrl only)
+//	basic                      Username, Password (usernameRef, passwordRef)
+//	static-authorization       Scheme (default Bearer), Token (tokenRef)
+//	static-api-key             Header (lower case), Token (tokenRef)
+//	oauth2-client-credentials  TokenURL, ClientID, ClientSecret (clientSecretRef), Scopes
+//
+// Every credential is printable ASCII without surrounding white space: Load refuses a secret
+// file with a trailing newline here rather than let every send fail.
+type HTTPAuth struct {
+	Kind               string
+	Username, Password Secret
+	Scheme             string
+	Header             string
+	Token              Secret
+	// TokenURL is https, or http only towards a loopback host.
+	TokenURL     *url.URL
+	ClientID     string
+	ClientSecret Secret
+	Scopes       []string
+}
+
+// Verifier checks provider callbacks. Which fields are set depends on Kind:
+//
+//	hmac-sha256-body   Header (lower case), Encoding (hex|base64, default hex), Secret
+//	twilio             URL (the public callback URL exactly as the gateway calls it), Secret
+//	standard-webhooks  Secret (the whsec_… text as stored; Key decodes it)
+//	path-token         Token (at least 16 URL-safe characters)
+//
+// Secrets and tokens are printable ASCII without surrounding white space (Load refuses a
+// trailing newline, which would make every signature check fail).
+type Verifier struct {
+	Kind     string
+	Header   string
+	Encoding string
+	URL      string
+	Secret   Secret
+	Token    Secret
+}
+
+// Key returns the HMAC key of the verifier: for standard-webhooks the bytes the whsec_ secret
+// encodes, for the other kinds Secret's bytes (nil for path-token). Load has already checked
+// that a standard-webhooks secret decodes.
+func (v *Verifier) Key() []byte {
+	if v.Kind == VerifierStandardWebhooks {
+		key, _ := decodeWebhookSecret(v.Secret.value)
+		return key
+	}
+	return v.Secret.Value()
+}
+
+// decodeWebhookSecret decodes a Standard Webhooks secret: "whsec_" and standard base64.
+func decodeWebhookSecret(b []byte) ([]byte, bool) {
+	s, ok := strings.CutPrefix(string(b), "whsec_")
+	if !ok {
+		return nil, false
+	}
+	key, err := base64.StdEncoding.DecodeString(s)
+	if err != nil || len(key) == 0 {
+		return nil, false
+	}
+	return key, true
+}
+
+// SMTPProvider connects an smtp provider to its relay.
+type SMTPProvider struct {
+	Host string
+	// Port defaults to 587 for starttls and 465 for implicit; tls none needs it written.
+	Port int
+	// TLS is starttls (default), implicit, or none (only towards a loopback host).
+	TLS string
+	// Username and Password (authentication.usernameRef, passwordRef) are both set or both
+	// zero (no AUTH).
+	Username, Password Secret
+	// DKIM, when set, signs every message.
+	DKIM *DKIM
+	// TrustedCAFile is the absolute path of a PEM bundle to trust instead of the system roots
+	// (member trustedCaFile); "" = system roots.
+	TrustedCAFile string
+	// Timeout bounds one whole SMTP conversation (timeoutMilliseconds, default 30000).
+	Timeout time.Duration
+}
+
+// DKIM holds a DKIM signing key. Load checks PrivateKey is a PEM RSA (PKCS #1 or #8) or
+// Ed25519 (PKCS #8) private key.
+type DKIM struct {
+	Domain, Selector string
+	PrivateKey       Secret
+}
+
+// PeerProvider configures a libp2p host.
+type PeerProvider struct {
+	// IdentityKey is the host's persistent private key, as `switchboard peer keygen` wrote it.
+	IdentityKey Secret
+	// Listen holds the multiaddrs to listen on; empty = dial out (and through relays) only.
+	Listen []string
+	// Protocol is the stream protocol id; default /switchboard/1.0.0/message.
+	Protocol string
+	// Relays holds circuit relay v2 multiaddrs, each with its /p2p/ peer id.
+	Relays       []string
+	RelayService RelayService
+	// AddressBook maps peer ids to the multiaddrs they are reached at.
+	AddressBook map[string][]string
+}
+
+// RelayService says whether this host serves as a circuit relay for others.
+type RelayService struct {
+	Enabled bool
+}

@@ -1,0 +1,152 @@
+package runtime
+
+import "time"
+
+// APIVersion and Kind are the envelope every runtime file must carry.
+const (
+	APIVersion = "switchboard/v1"
+	Kind       = "Runtime"
+)
+
+// Defaults of SPEC section 4 and the choices this package makes where SPEC is silent.
+const (
+	DefaultAPIListen     = "127.0.0.1:8107"
+	DefaultMetricsListen = "127.0.0.1:9107"
+	DefaultScopeClaim    = "scope"
+	DefaultClientClaim   = "client_id"
+	DefaultPeerProtocol  = "/switchboard/1.0.0/message"
+)
+
+// Runtime is a loaded, validated runtime file with every secret resolved. Every path in it is
+// absolute. It is immutable after Load: callers read it and pass parts of it to constructors.
+type Runtime struct {
+	// Path is the absolute path of the runtime file; Dir its folder, against which every
+	// relative path of the file was resolved.
+	Path, Dir string
+	Package   PackageRef
+	Listen    Listen
+	Database  Database
+	// Authentication configures the bearer-token checks of SPEC section 5.
+	Authentication Authentication
+	// Providers holds the connection of each provider, by provider id.
+	Providers map[string]*ProviderConfig
+	Dispatch  Dispatch
+	Audit     Audit
+	Retention Retention
+	Sandbox   Sandbox
+
+	lines map[string]int // member -> line in Path, for CheckPackage's diagnostics
+}
+
+// PackageRef says which package the runtime serves.
+type PackageRef struct {
+	// Root is the absolute path of the package folder; Load checks it is a folder.
+	Root string
+	// ExpectedDigest pins the package digest ("sha256:" and 64 lower-case hex); "" = no pin.
+	ExpectedDigest string
+}
+
+// Listen holds the listener addresses (host:port). Port 0 asks the system for a free port.
+type Listen struct {
+	// API is the HTTP API listener; default 127.0.0.1:8107.
+	API string
+	// Metrics is the Prometheus listener; default 127.0.0.1:9107. An explicit empty string
+	// (`metrics: ""`) turns the metrics listener off. It never equals API.
+	Metrics string
+}
+
+// Database says where state lives.
+type Database struct {
+	// Driver is "sqlite" or "postgres".
+	Driver string
+	// Path is the absolute path of the SQLite database file (sqlite only).
+	Path string
+	// URL is the PostgreSQL connection string, read from urlRef (postgres only).
+	URL Secret
+	// Synchronous is the SQLite synchronous pragma: "NORMAL" (default) or "FULL" (member
+	// `synchronous: normal|full`, sqlite only).
+	Synchronous string
+}
+
+// Authentication configures access-token checks.
+type Authentication struct {
+	OIDC OIDC
+	// ScopeClaim names the claim holding scopes (a space-separated string or an array);
+	// default "scope".
+	ScopeClaim string
+	// ClientClaim names the claim holding the OAuth client id; default "client_id" (RFC 9068).
+	ClientClaim string
+}
+
+// OIDC is the token issuer the API trusts. Exactly one of JWKSURI and JWKSFile is set.
+type OIDC struct {
+	Issuer   string
+	Audience string
+	// JWKSURI is https, or http to a loopback host.
+	JWKSURI string
+	// JWKSFile is the absolute path of a JWKS document on disk.
+	JWKSFile string
+	// AllowedClients lists the OAuth client ids whose tokens are accepted; never empty.
+	AllowedClients []string
+}
+
+// Dispatch bounds the dispatcher (SPEC section 6). Every value is a positive integer.
+type Dispatch struct {
+	Concurrency              int   // workers sending at once; default 8
+	BatchSize                int   // entries per claimed page; default 100
+	MaxPayloadBytes          int64 // rendered payload bytes per claimed page; default 10485760
+	PollIntervalMilliseconds int   // wait between polls when nothing is due; default 1000
+	// LeaseSeconds is how long a claim lasts before another process may recover it; default
+	// 60. It is a member this runtime adds to SPEC's dispatch (`leaseSeconds`).
+	LeaseSeconds int
+}
+
+// PollInterval returns PollIntervalMilliseconds as a duration.
+func (d Dispatch) PollInterval() time.Duration {
+	return time.Duration(d.PollIntervalMilliseconds) * time.Millisecond
+}
+
+// Lease returns LeaseSeconds as a duration.
+func (d Dispatch) Lease() time.Duration { return time.Duration(d.LeaseSeconds) * time.Second }
+
+// DefaultDispatch returns the dispatch values used for members the file leaves out.
+func DefaultDispatch() Dispatch {
+	return Dispatch{Concurrency: 8, BatchSize: 100, MaxPayloadBytes: 10485760,
+		PollIntervalMilliseconds: 1000, LeaseSeconds: 60}
+}
+
+// Audit configures the audit journal (SPEC section 9).
+type Audit struct {
+	// Key keys the journal's HMAC chain and the pseudonyms; required, at least 32 bytes.
+	Key Secret
+}
+
+// Retention says how long data is kept, in days (SPEC section 9). Every value is positive and
+// RecordDays is at least PayloadDays.
+type Retention struct {
+	PayloadDays           int // default 7
+	RecordDays            int // default 90
+	SubmissionReceiptDays int // default 7
+}
+
+// DefaultRetention returns the retention used for members the file leaves out.
+func DefaultRetention() Retention {
+	return Retention{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7}
+}
+
+// Sandbox holds the script limits in force. The runtime file may lower each SPEC limit
+// (section 3.3), never raise it; members it leaves out keep the SPEC value.
+type Sandbox struct {
+	SourceBytes           int // default and maximum 65536
+	StringBytes           int // default and maximum 1048576
+	PrepareMilliseconds   int // default and maximum 200
+	InterpretMilliseconds int // default and maximum 200
+	ReceiptMilliseconds   int // default and maximum 100
+	CallStackFrames       int // default and maximum 1000
+}
+
+// DefaultSandbox returns the SPEC limits, which are also the highest a runtime may set.
+func DefaultSandbox() Sandbox {
+	return Sandbox{SourceBytes: 64 << 10, StringBytes: 1 << 20, PrepareMilliseconds: 200,
+		InterpretMilliseconds: 200, ReceiptMilliseconds: 100, CallStackFrames: 1000}
+}

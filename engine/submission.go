@@ -1,0 +1,58 @@
+package engine
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SubmitRequest is the body of POST /v1/messages (SPEC section 5). Unknown members are refused
+// by the decoder before it gets here.
+type SubmitRequest struct {
+	SenderProfile string          `json:"senderProfile"`
+	To            Recipient       `json:"to"`
+	Template      *TemplateRef    `json:"template,omitempty"`
+	Locale        string          `json:"locale,omitempty"`
+	Data          json.RawMessage `json:"data,omitempty"`
+	Content       *DirectContent  `json:"content,omitempty"`
+	NotBefore     *time.Time      `json:"notBefore,omitempty"`
+	ExpiresAt     *time.Time      `json:"expiresAt,omitempty"`
+	CorrelationID string          `json:"correlationId,omitempty"`
+}
+
+// TemplateRef names a template version.
+type TemplateRef struct {
+	ID      string `json:"id"`
+	Version string `json:"version"`
+}
+
+// DirectContent is a message without a template, for access profiles that allow it.
+type DirectContent struct {
+	Text    string `json:"text"`
+	Subject string `json:"subject,omitempty"`
+}
+
+// Caller is an authenticated principal with its access profile, as the engine sees it.
+type Caller struct {
+	Issuer  string
+	Subject string
+	// Pseudonym is the keyed pseudonym of (issuer, subject): what the journal and the message
+	// record hold instead of the caller's identity.
+	Pseudonym string
+	Profile   string // access profile id
+	Role      string // sender | operator | receiver
+}
+
+// AcceptedBody is the 202 answer of a submission.
+type AcceptedBody struct {
+	ID     string            `json:"id"`
+	Status string            `json:"status"`
+	Links  map[string]string `json:"links"`
+}
+
+// MessageLinks are the links of a message view and of a 202 answer.
+func MessageLinks(id string) map[string]string {
+	return map[string]string{
+		"self":   "/v1/messages/" + id,
+		"cancel": "/v1/messages/" + id + "/cancel",
+	}
+}

@@ -1,0 +1,192 @@
+package httpgw
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"switchboard/engine"
+	"switchboard/scripting"
+)
+
+// maxRetryAfter caps a Retry-After (the engine caps it again at the profile's maximum delay).
+const maxRetryAfter = 24 * time.Hour
+
+// interpretOutput is what interpret returns (SPEC 3.3), decoded strictly.
+type interpretOutput struct {
+	Outcome           string   `json:"outcome"`
+	ProviderReference string   `json:"providerReference"`
+	RetryAfter        *float64 `json:"retryAfter"`
+	Code              string   `json:"code"`
+}
+
+// classify turns a gateway answer into an outcome: with interpret when the adapter has it,
+// else with the default table. See the package documentation for the failure cases.
+func (p *Provider) classify(ctx context.Context, ans *answer) engine.Outcome {
+	if ans.tooLarge {
+		return p.outcome(engine.OutcomeMaybeSent, CodeResponseTooLarge,
+			fmt.Sprintf("status %d with an answer over %d bytes", ans.status, p.cfg.MaximumResponseBytes))
+	}
+	base := p.defaultClass(ans)
+	if !p.hasInterpret {
+		return base
+	}
+	var out interpretOutput
+	ok, err := p.program.CallInto(ctx, "interpret", &out, p.responseInput(ans))
+	if err == nil && ok {
+		var o engine.Outcome
+		if o, err = p.fromInterpret(ans, &out); err == nil {
+			p.observeScript(nil)
+			return o
+		}
+		err = &outputInvalid{entry: "interpret", reason: err.Error()}
+	}
+	if err == nil { // interpret returned null: the default table decides.
+		p.observeScript(nil)
+		return base
+	}
+	code := "script." + p.observeScript(err)
+	if errors.Is(err, scripting.ErrClosed) {
+		code = CodeClosed // Close raced with this send; the answer is not read
+	}
+	if ans.status >= 200 && ans.status < 300 {
+		return p.outcome(engine.OutcomeMaybeSent, code, fmt.Sprintf("status %d: interpret: %v", ans.status, err))
+	}
+	base.Code, base.Reason = code, fmt.Sprintf("status %d: interpret: %v", ans.status, err)
+	return base
+}
+
+// defaultClass is the default table of SPEC 3.3: 2xx accepted, 408/429/503 transient
+// (honouring Retry-After), 500/502/504 maybe-sent, any other status permanent http.<status>.
+func (p *Provider) defaultClass(ans *answer) engine.Outcome {
+	code := "http." + strconv.Itoa(ans.status)
+	switch {
+	case ans.status >= 200 && ans.status < 300:
+		return p.outcome(engine.OutcomeAccepted, "", "")
+	case ans.status == http.StatusRequestTimeout, ans.status == http.StatusTooManyRequests, ans.status == http.StatusServiceUnavailable:
+		o := p.outcome(engine.OutcomeTransient, code, "")
+		o.RetryAfter = parseRetryAfter(ans.header.Get("Retry-After"), p.cfg.Clock.Now())
+		return o
+	case ans.status == http.StatusInternalServerError, ans.status == http.StatusBadGateway, ans.status == http.StatusGatewayTimeout:
+		return p.outcome(engine.OutcomeMaybeSent, code, "")
+	}
+	return p.outcome(engine.OutcomePermanent, code, "")
+}
+
+// fromInterpret validates interpret's output. A transient outcome without retryAfter honours
+// the Retry-After header; a non-accepted outcome without code gets http.<status>.
+func (p *Provider) fromInterpret(ans *answer, out *interpretOutput) (engine.Outcome, error) {
+	class := engine.OutcomeClass(out.Outcome)
+	switch class {
+	case engine.OutcomeAccepted, engine.OutcomeTransient, engine.OutcomeMaybeSent, engine.OutcomePermanent:
+	default:
+		return engine.Outcome{}, fmt.Errorf("outcome %q is not accepted, transient, permanent or maybe-sent", out.Outcome)
+	}
+	if class == engine.OutcomePermanent && out.Code == "" {
+		return engine.Outcome{}, errors.New("a permanent outcome needs a code")
+	}
+	if out.Code != "" && !validCode(out.Code) {
+		return engine.Outcome{}, errors.New("code must be 1-64 characters of [A-Za-z0-9._:-]")
+	}
+	if !validReference(out.ProviderReference) {
+		return engine.Outcome{}, errors.New("providerReference must be at most 256 printable characters")
+	}
+	code := out.Code
+	if code == "" && class != engine.OutcomeAccepted {
+		code = "http." + strconv.Itoa(ans.status)
+	}
+	o := p.outcome(class, code, fmt.Sprintf("interpret: status %d", ans.status))
+	o.ProviderReference = out.ProviderReference
+	switch {
+	case out.RetryAfter != nil:
+		if *out.RetryAfter < 0 || math.IsNaN(*out.RetryAfter) {
+			return engine.Outcome{}, errors.New("retryAfter must be a number of seconds, not negative")
+		}
+		o.RetryAfter = time.Duration(min(*out.RetryAfter, maxRetryAfter.Seconds()) * float64(time.Second))
+	case class == engine.OutcomeTransient:
+		o.RetryAfter = parseRetryAfter(ans.header.Get("Retry-After"), p.cfg.Clock.Now())
+	}
+	return o, nil
+}
+
+// responseInput is the plain `response` argument of interpret: only declared headers, lower
+// case; the body parsed from JSON when it is JSON, else a string.
+func (p *Provider) responseInput(ans *answer) map[string]any {
+	headers := make(map[string]any, len(p.responseHeaders))
+	for name, values := range ans.header {
+		if lower := strings.ToLower(name); p.responseHeaders[lower] {
+			headers[lower] = strings.Join(values, ", ")
+		}
+	}
+	return map[string]any{"status": ans.status, "headers": headers, "body": decodeBody(ans.header.Get("Content-Type"), ans.body)}
+}
+
+// decodeBody parses body as JSON when its media type is JSON (or absent and the body is JSON)
+// and returns the string otherwise. Numbers stay json.Number so no precision is lost.
+func decodeBody(contentType string, body []byte) any {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	isJSON := mt == "application/json" || strings.HasSuffix(mt, "+json") || (contentType == "" && json.Valid(body))
+	if isJSON {
+		if v, ok := parseJSON(body); ok {
+			return v
+		}
+	}
+	return string(body)
+}
+
+// parseJSON decodes one JSON value into plain Go values with json.Number numbers.
+func parseJSON(body []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return nil, false
+	}
+	return v, true
+}
+
+// parseRetryAfter reads a Retry-After value in seconds or as an HTTP date; 0 when absent or bad.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0
+		}
+		return min(time.Duration(min(secs, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter)
+	}
+	if at, err := http.ParseTime(v); err == nil && at.After(now) {
+		return min(at.Sub(now), maxRetryAfter)
+	}
+	return 0
+}
+
+// validCode reports whether a script-given code is 1-64 characters of [A-Za-z0-9._:-].
+func validCode(code string) bool {
+	if code == "" || len(code) > 64 {
+		return false
+	}
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._:-", c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// validReference reports whether a provider reference is at most 256 bytes without control
+// characters.
+func validReference(ref string) bool {
+	return len(ref) <= 256 && validHeaderValue(ref) && !strings.Contains(ref, "\t")
+}

@@ -1,0 +1,210 @@
+package httpgw
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"switchboard/engine"
+	"switchboard/scripting"
+)
+
+// Defaults applied by New to zero Config members.
+const (
+	DefaultTimeout              = 5 * time.Second
+	DefaultMaximumResponseBytes = 64 << 10
+	DefaultConcurrencyLimit     = 16
+	DefaultMethod               = http.MethodPost
+)
+
+// Authentication kinds of SPEC section 4.
+const (
+	AuthNone                   = "none"
+	AuthBasic                  = "basic"
+	AuthStaticAuthorization    = "static-authorization"
+	AuthStaticAPIKey           = "static-api-key"
+	AuthOAuth2ClientCredential = "oauth2-client-credentials"
+)
+
+// Observer events. The class argument of an Observer call is given beside each.
+const (
+	// EventScript: one adapter call ended; class is "ok" or a scripting failure class.
+	EventScript = "script"
+	// EventCallback: one callback was handled; class is "unverified", "unreadable", "ignored"
+	// (receipt returned null) or "parsed".
+	EventCallback = "callback"
+)
+
+// Config is everything one http provider needs, as plain values already resolved by the
+// runtime loader (secrets read, URLs parsed). New validates it.
+type Config struct {
+	// ID is the provider id of the package (used in logs and script names).
+	ID string
+	// ScriptName names the adapter in errors and logs (for example its path in the package).
+	ScriptName string
+	// Source is the adapter's JavaScript source.
+	Source string
+	// Method is the HTTP method of every request (any case); empty means POST.
+	Method string
+	// RequestHeaders are the only headers prepare may set (matched case-insensitively).
+	RequestHeaders []string
+	// ResponseHeaders are the only response headers interpret may read.
+	ResponseHeaders []string
+	// ReceiptsCallback says the gateway posts delivery reports: the adapter must define receipt,
+	// and accepted outcomes carry report none (else unavailable).
+	ReceiptsCallback bool
+	// ConcurrencyLimit caps requests in flight to the gateway; 0 means DefaultConcurrencyLimit.
+	ConcurrencyLimit int
+	// RatePerSecond caps requests started per second; 0 means no limit.
+	RatePerSecond float64
+	// IdempotentSubmit passes the message's idempotency key to prepare (else null).
+	IdempotentSubmit bool
+	// BaseURL is the gateway's base; every target resolves under it. Its path is treated as a
+	// folder (a trailing slash is added). It may not carry a query, fragment or user info.
+	BaseURL *url.URL
+	// Timeout bounds one request from dial to the last byte of the answer; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// MaximumResponseBytes caps the answer read; 0 means DefaultMaximumResponseBytes.
+	MaximumResponseBytes int64
+	// Auth is the credential added to every request.
+	Auth Auth
+	// Verifier checks callbacks; nil means every callback is unverified.
+	Verifier *VerifierConfig
+	// Limits lowers the sandbox limits; zero members keep scripting.DefaultLimits.
+	Limits scripting.Limits
+	// Logger receives provider and script logs; nil discards them.
+	Logger *slog.Logger
+	// Clock dates token expiry, Retry-After dates and webhook timestamps; nil means the system clock.
+	Clock engine.Clock
+	// HTTPClient, when set, replaces the built client (tests). Its CheckRedirect is always
+	// overridden so that redirects are never followed.
+	HTTPClient *http.Client
+	// Observer, when set, is told about script calls and callbacks (for metrics). It must be
+	// safe for concurrent use and must not block.
+	Observer func(event, class string)
+}
+
+// Auth is the credential of an http provider. Only the members its Kind uses are read.
+type Auth struct {
+	// Kind is none, basic, static-authorization, static-api-key or oauth2-client-credentials.
+	Kind string
+	// Username and Password are the basic credentials.
+	Username, Password string
+	// Scheme is the static-authorization scheme ("Bearer" when empty).
+	Scheme string
+	// Header is the static-api-key header name.
+	Header string
+	// Token is the static-authorization or static-api-key token.
+	Token string
+	// TokenURL, ClientID, ClientSecret and Scopes configure oauth2-client-credentials.
+	TokenURL               string
+	ClientID, ClientSecret string
+	Scopes                 []string
+}
+
+// VerifierConfig configures one callback verifier (SPEC section 4, callbackVerifier).
+type VerifierConfig struct {
+	// Kind is hmac-sha256-body, twilio, standard-webhooks or path-token.
+	Kind string
+	// Header carries the hmac-sha256-body signature ("x-signature" when empty).
+	Header string
+	// Encoding of the hmac-sha256-body signature: hex (default) or base64.
+	Encoding string
+	// URL is the public callback URL the twilio scheme signs.
+	URL string
+	// Secret is the HMAC key (hmac-sha256-body), the auth token (twilio) or the whsec_ secret
+	// (standard-webhooks).
+	Secret []byte
+	// Token is the path-token secret.
+	Token string
+}
+
+// runtimeOwnedHeaders are set by the runtime or by net/http; prepare may never set them even
+// when the package declares them.
+var runtimeOwnedHeaders = map[string]bool{
+	"authorization": true, "proxy-authorization": true, "host": true, "content-length": true,
+	"transfer-encoding": true, "connection": true, "keep-alive": true, "proxy-connection": true,
+	"te": true, "trailer": true, "upgrade": true, "expect": true, "cookie": true,
+}
+
+// normalized returns a copy of cfg with defaults applied, or an error naming the bad member.
+func (cfg Config) normalized() (Config, error) {
+	if cfg.ID == "" {
+		return cfg, errors.New("httpgw: config: ID is empty")
+	}
+	if cfg.Source == "" {
+		return cfg, fmt.Errorf("httpgw %s: config: adapter source is empty", cfg.ID)
+	}
+	if cfg.ScriptName == "" {
+		cfg.ScriptName = cfg.ID + "/adapter.js"
+	}
+	cfg.Method = strings.ToUpper(cfg.Method)
+	switch cfg.Method {
+	case "":
+		cfg.Method = DefaultMethod
+	case http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete:
+	default:
+		return cfg, fmt.Errorf("httpgw %s: config: method %q is not supported", cfg.ID, cfg.Method)
+	}
+	base, err := normalizeBase(cfg.BaseURL)
+	if err != nil {
+		return cfg, fmt.Errorf("httpgw %s: config: baseUrl: %w", cfg.ID, err)
+	}
+	cfg.BaseURL = base
+	if cfg.Timeout < 0 || cfg.MaximumResponseBytes < 0 || cfg.ConcurrencyLimit < 0 || cfg.RatePerSecond < 0 {
+		return cfg, fmt.Errorf("httpgw %s: config: timeout, maximumResponseBytes, concurrencyLimit and ratePerSecond must not be negative", cfg.ID)
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaximumResponseBytes == 0 {
+		cfg.MaximumResponseBytes = DefaultMaximumResponseBytes
+	}
+	if cfg.ConcurrencyLimit == 0 {
+		cfg.ConcurrencyLimit = DefaultConcurrencyLimit
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = engine.SystemClock{}
+	}
+	if cfg.Observer == nil {
+		cfg.Observer = func(string, string) {}
+	}
+	return cfg, nil
+}
+
+// normalizeBase checks the base URL and returns a copy whose path ends with a slash.
+func normalizeBase(u *url.URL) (*url.URL, error) {
+	if u == nil {
+		return nil, errors.New("missing")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return nil, fmt.Errorf("scheme %q is not http or https", u.Scheme)
+	}
+	if u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return nil, errors.New("must be an absolute http(s) URL without user info, query or fragment")
+	}
+	b := *u
+	if !strings.HasSuffix(b.Path, "/") {
+		b.Path += "/"
+		if b.RawPath != "" {
+			b.RawPath += "/"
+		}
+	}
+	return &b, nil
+}
+
+// headerSet lower-cases names into a set.
+func headerSet(names []string) map[string]bool {
+	set := make(map[string]bool, len(names))
+	for _, n := range names {
+		set[strings.ToLower(strings.TrimSpace(n))] = true
+	}
+	return set
+}

@@ -1,0 +1,26 @@
+// Package httpgw is the provider for HTTP gateways (SMS, chat and email APIs) driven by a small
+// JavaScript adapter (SPEC section 3.3).
+//
+// It owns the whole send path of one http provider: turning an engine.Outbound into the plain
+// input of the adapter's prepare function, validating what prepare returns (the target must stay
+// under the runtime's baseUrl, only declared headers, never runtime-owned ones), adding the
+// credential (none, basic, static authorization, static API key, OAuth 2.0 client credentials),
+// performing the request without following redirects under the provider's concurrency limit,
+// rate and timeout, and classifying the answer with the adapter's interpret function or the
+// default table. It also owns the receipt side (engine.ReceiptHandler): the callback verifiers
+// (verify_*.go, one file per scheme behind the Verifier interface) and running the adapter's
+// receipt function over a verified callback.
+//
+// Decisions on uncertain cases (each documented where it is made):
+//   - prepare fails: deadline → transient (it may pass next time); failed, output-invalid and
+//     output-too-large → permanent, code script.<class>;
+//   - the answer is larger than MaximumResponseBytes → maybe-sent, code http.response-too-large
+//     (the gateway answered but the adapter cannot read what it said);
+//   - interpret fails after a 2xx → maybe-sent, code script.<class> (the gateway may have taken
+//     it); after any other status → the default table's class, code script.<class>;
+//   - a transport failure before the request was written → transient; after → maybe-sent.
+//
+// httpgw imports engine (types only), scripting, the standard library and x/time/rate. It must
+// never import packages, store, engine/runtime, goja or libp2p: the lead wires resolved values
+// into Config in cmd/.
+package httpgw

@@ -1,0 +1,13 @@
+// Package mockgw is the stand-in HTTP SMS gateway of `switchboard dev` and `switchboard bench`.
+//
+// It accepts POST /messages with the JSON the quickstart adapter sends ({to, from, text,
+// reference}, x-request-id = message id), answers 201 {"id": "<gateway reference>"} after a
+// configurable latency, and later posts a signed delivery report {"id", "status": "delivered"}
+// to a callback URL (hmac-sha256-body, hex, header x-signature) from a bounded worker pool, with
+// bounded retries on 5xx. It counts what it took per reference so that tests and bench can tell
+// how many messages it saw more than once, and can be told to refuse a fraction of requests
+// (503) or to take a fraction and never answer (the crash and maybe-sent tests).
+//
+// mockgw imports only the standard library. It must never import engine, store, scripting or
+// the httpgw provider: it stands on the far side of the wire.
+package mockgw

@@ -1,0 +1,231 @@
+package mockgw
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+var secret = []byte("dev-callback-secret")
+
+// receiver is a callback endpoint that checks signatures and hands reports to a channel.
+type receiver struct {
+	*httptest.Server
+	reports  chan map[string]string
+	hits     chan struct{} // one per post received
+	attempts atomic.Int32
+}
+
+// newReceiver answers the first failFirst posts with 500, then 204.
+func newReceiver(t *testing.T, failFirst int32) *receiver {
+	t.Helper()
+	rc := &receiver{reports: make(chan map[string]string, 16), hits: make(chan struct{}, 64)}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		n := rc.attempts.Add(1)
+		rc.hits <- struct{}{}
+		if n <= failFirst {
+			w.WriteHeader(http.StatusInternalServerError)
+			return
+		}
+		mac := hmac.New(sha256.New, secret)
+		mac.Write(body)
+		got, err := hex.DecodeString(r.Header.Get("X-Signature"))
+		if err != nil || !hmac.Equal(got, mac.Sum(nil)) || r.Header.Get("Content-Type") != "application/json" {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		var report map[string]string
+		if json.Unmarshal(body, &report) != nil {
+			w.WriteHeader(http.StatusUnprocessableEntity)
+			return
+		}
+		rc.reports <- report
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+func startGateway(t *testing.T, opts Options) (*Gateway, string) {
+	t.Helper()
+	g := New(opts)
+	base, err := g.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = g.Close() })
+	return g, base
+}
+
+func postMessage(ctx context.Context, base, reference string) (*http.Response, map[string]string, error) {
+	body := `{"to":"+15550123","from":"+15550100","text":"hello","reference":"` + reference + `"}`
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"messages", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Request-Id", reference)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	var answer map[string]string
+	_ = json.NewDecoder(resp.Body).Decode(&answer)
+	return resp, answer, nil
+}
+
+func TestAcceptsAndPostsASignedReceipt(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, 0)
+	g, base := startGateway(t, Options{CallbackURL: rc.URL + "/v1/provider-callbacks/sms-gateway", CallbackSecret: secret})
+	resp, answer, err := postMessage(context.Background(), base, "msg-1")
+	if err != nil || resp.StatusCode != http.StatusCreated || !strings.HasPrefix(answer["id"], "gw-") {
+		t.Fatalf("answer %v %v %v", resp, answer, err)
+	}
+	report := <-rc.reports
+	if report["id"] != answer["id"] || report["status"] != "delivered" {
+		t.Fatalf("report %v for reference %s", report, answer["id"])
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if s := g.Stats(); s.Requests != 1 || s.Unique != 1 || s.Duplicates != 0 || s.ReceiptsPosted != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func TestCountsDuplicates(t *testing.T) {
+	t.Parallel()
+	g, base := startGateway(t, Options{})
+	for _, ref := range []string{"msg-1", "msg-2", "msg-1", "msg-1", "msg-3", "msg-3"} {
+		if resp, _, err := postMessage(context.Background(), base, ref); err != nil || resp.StatusCode != http.StatusCreated {
+			t.Fatalf("post %s: %v %v", ref, resp, err)
+		}
+	}
+	if s := g.Stats(); s.Requests != 6 || s.Unique != 3 || s.Duplicates != 2 {
+		t.Fatalf("stats %+v, want 6 requests, 3 unique, 2 duplicated", s)
+	}
+	if g.Seen("msg-1") != 3 || g.Seen("msg-2") != 1 || g.Seen("nope") != 0 {
+		t.Fatalf("seen msg-1 %d msg-2 %d", g.Seen("msg-1"), g.Seen("msg-2"))
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	g := New(Options{})
+	t.Cleanup(func() { _ = g.Close() })
+	srv := httptest.NewServer(g)
+	t.Cleanup(srv.Close)
+	cases := []struct {
+		method, path, body string
+		status             int
+	}{
+		{http.MethodPost, "/messages", `{"to":"+1"}`, http.StatusBadRequest},
+		{http.MethodPost, "/messages", `not json`, http.StatusBadRequest},
+		{http.MethodGet, "/messages", ``, http.StatusMethodNotAllowed},
+		{http.MethodPost, "/elsewhere", `{}`, http.StatusNotFound},
+		{http.MethodPost, "/api/messages", `{"to":"+1","text":"t","reference":"r"}`, http.StatusCreated},
+	}
+	for _, tc := range cases {
+		req, _ := http.NewRequest(tc.method, srv.URL+tc.path, strings.NewReader(tc.body))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Errorf("%s %s %s: %d, want %d", tc.method, tc.path, tc.body, resp.StatusCode, tc.status)
+		}
+	}
+}
+
+func TestFailTransientIsNotTaken(t *testing.T) {
+	t.Parallel()
+	g, base := startGateway(t, Options{FailTransient: 1})
+	resp, _, err := postMessage(context.Background(), base, "msg-1")
+	if err != nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "1" {
+		t.Fatalf("answer %v %v", resp, err)
+	}
+	if s := g.Stats(); g.Seen("msg-1") != 0 || s.Refused != 1 || s.Requests != 1 {
+		t.Fatalf("stats %+v seen %d", s, g.Seen("msg-1"))
+	}
+}
+
+func TestTimeoutAfterReceiveTakesButNeverAnswers(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, 0)
+	g, base := startGateway(t, Options{TimeoutAfterReceive: 1, CallbackURL: rc.URL, CallbackSecret: secret})
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, _, err := postMessage(ctx, base, "msg-1"); err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("post returned %v, want the client's deadline", err)
+	}
+	<-rc.reports // the gateway took it, so it reports it
+	if s := g.Stats(); g.Seen("msg-1") != 1 || s.Stalled != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func TestReceiptRetriesAreBounded(t *testing.T) {
+	t.Parallel()
+	flaky := newReceiver(t, 2)
+	_, base := startGateway(t, Options{CallbackURL: flaky.URL, CallbackSecret: secret, ReceiptRetryDelay: time.Millisecond, ReceiptAttempts: 3})
+	if resp, _, err := postMessage(context.Background(), base, "msg-1"); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("post: %v %v", resp, err)
+	}
+	<-flaky.reports
+	if n := flaky.attempts.Load(); n != 3 {
+		t.Fatalf("receipt posted %d times, want 3 (two 500s, then 204)", n)
+	}
+
+	down := newReceiver(t, 1<<30)
+	g2 := New(Options{CallbackURL: down.URL, CallbackSecret: secret, ReceiptRetryDelay: time.Millisecond, ReceiptAttempts: 3})
+	base2, err := g2.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, _, err := postMessage(context.Background(), base2, "msg-1"); err != nil || resp.StatusCode != http.StatusCreated {
+		t.Fatalf("post: %v %v", resp, err)
+	}
+	for range 3 {
+		<-down.hits
+	}
+	_ = g2.Close() // waits for the workers: the third failure is recorded before it returns
+	if n, s := down.attempts.Load(), g2.Stats(); n != 3 || s.ReceiptsFailed != 1 || s.ReceiptsPosted != 0 {
+		t.Fatalf("%d posts, stats %+v; want 3 posts and one failed receipt", n, s)
+	}
+}
+
+func TestCloseReleasesStalledRequestsAndIsIdempotent(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, 0)
+	g := New(Options{TimeoutAfterReceive: 1, CallbackURL: rc.URL, CallbackSecret: secret})
+	base, err := g.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := postMessage(context.Background(), base, "msg-1")
+		done <- err
+	}()
+	<-rc.reports // queued when the gateway took the message, before it stalled
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil {
+		t.Fatal("a stalled request got an answer")
+	}
+	if err := g.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}

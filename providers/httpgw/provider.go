@@ -1,0 +1,235 @@
+package httpgw
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/time/rate"
+
+	"switchboard/engine"
+	"switchboard/scripting"
+)
+
+// Codes of sends refused before any request.
+const (
+	// CodeClosed: Send was called after Close (transient: another process may send it).
+	CodeClosed = "provider.closed"
+	// CodeRateLimited: waiting for the provider's rate would pass the send's deadline.
+	CodeRateLimited = "provider.rate-limited"
+)
+
+// Provider is one connected http gateway. It implements engine.Provider and
+// engine.ReceiptHandler and is safe for concurrent use.
+type Provider struct {
+	cfg             Config
+	program         *scripting.Program
+	hasInterpret    bool
+	requestHeaders  map[string]bool
+	responseHeaders map[string]bool
+	client          *http.Client
+	transport       *http.Transport // nil when the client came from Config
+	cred            credential
+	verifier        Verifier
+	slots           chan struct{}
+	limiter         *rate.Limiter // nil without a rate
+	closed          atomic.Bool
+	closeOnce       sync.Once
+}
+
+// New validates cfg, compiles the adapter once (prepare required, interpret optional, receipt
+// required when ReceiptsCallback) and builds the client, credential, verifier, concurrency limit
+// and rate. A request header the package declares that the runtime owns (authorization, host,
+// content-length, cookie, … and the static-api-key header) is refused here.
+func New(cfg Config) (*Provider, error) {
+	cfg, err := cfg.normalized()
+	if err != nil {
+		return nil, err
+	}
+	p := &Provider{
+		cfg:             cfg,
+		requestHeaders:  headerSet(cfg.RequestHeaders),
+		responseHeaders: headerSet(cfg.ResponseHeaders),
+		slots:           make(chan struct{}, cfg.ConcurrencyLimit),
+	}
+	p.client, p.transport = newHTTPClient(cfg)
+	if p.cred, err = newCredential(cfg.Auth, cfg.BaseURL, p.client, cfg.Clock, cfg.Timeout); err != nil {
+		return nil, fmt.Errorf("httpgw %s: authentication: %w", cfg.ID, err)
+	}
+	for name := range p.requestHeaders {
+		if runtimeOwnedHeaders[name] || name == p.cred.ownedHeader() || !validHeaderName(name) {
+			return nil, fmt.Errorf("httpgw %s: request header %q is owned by the runtime or malformed", cfg.ID, name)
+		}
+	}
+	if p.verifier, err = NewVerifier(cfg.Verifier, cfg.Clock); err != nil {
+		return nil, fmt.Errorf("httpgw %s: %w", cfg.ID, err)
+	}
+	if cfg.RatePerSecond > 0 {
+		burst := int(math.Ceil(cfg.RatePerSecond))
+		p.limiter = rate.NewLimiter(rate.Limit(cfg.RatePerSecond), max(1, min(burst, cfg.ConcurrencyLimit)))
+	}
+	required, optional := []string{"prepare"}, []string{"interpret"}
+	if cfg.ReceiptsCallback {
+		required = append(required, "receipt")
+	} else {
+		optional = append(optional, "receipt")
+	}
+	limits := scripting.DefaultLimits().Lower(cfg.Limits)
+	if p.program, err = scripting.Compile(cfg.ScriptName, cfg.Source, required, optional, limits, cfg.Logger.With("provider", cfg.ID)); err != nil {
+		return nil, fmt.Errorf("httpgw %s: adapter: %w", cfg.ID, err)
+	}
+	p.hasInterpret = p.program.Has("interpret")
+	return p, nil
+}
+
+// Kind returns "http".
+func (p *Provider) Kind() string { return "http" }
+
+// Close drops pooled script runtimes and idle connections. It is safe to call more than once;
+// later sends return a transient provider.closed outcome.
+func (p *Provider) Close() error {
+	p.closeOnce.Do(func() {
+		p.closed.Store(true)
+		p.program.Close()
+		if p.transport != nil {
+			p.transport.CloseIdleConnections()
+		}
+	})
+	return nil
+}
+
+// Send runs prepare, waits for a concurrency slot and the rate, sends the request with the
+// credential and classifies the answer. It returns transient when ctx ends before the request
+// is written and maybe-sent when it ends after. prepare runs before a slot is taken so that a
+// slow script never holds a connection slot.
+func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcome {
+	if p.closed.Load() {
+		return p.outcome(engine.OutcomeTransient, CodeClosed, "provider is closed")
+	}
+	if !out.Deadline.IsZero() {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, out.Deadline)
+		defer cancel()
+	}
+	if err := ctx.Err(); err != nil {
+		return p.notSent(ctx, "before prepare")
+	}
+	req, refused := p.prepare(ctx, out)
+	if refused != nil {
+		return *refused
+	}
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		return p.notSent(ctx, "waiting for a concurrency slot")
+	}
+	if p.limiter != nil {
+		if err := p.limiter.Wait(ctx); err != nil {
+			<-p.slots
+			if ctx.Err() != nil {
+				return p.notSent(ctx, "waiting for the provider's rate")
+			}
+			return p.outcome(engine.OutcomeTransient, CodeRateLimited, err.Error())
+		}
+	}
+	ans, failed := p.exchange(ctx, req)
+	<-p.slots
+	if failed != nil {
+		return *failed
+	}
+	return p.classify(ctx, ans)
+}
+
+// prepare calls the adapter's prepare and validates its output. A deadline (which may pass
+// next time) is transient; every other script failure is permanent: the same adapter would
+// fail the same way on the same message.
+func (p *Provider) prepare(ctx context.Context, out *engine.Outbound) (*outgoing, *engine.Outcome) {
+	var po prepareOutput
+	ok, err := p.program.CallInto(ctx, "prepare", &po, messageInput(out, p.cfg.IdempotentSubmit), profileInput(out.SenderProfile))
+	if err == nil && !ok {
+		err = &outputInvalid{entry: "prepare", reason: "prepare returned null"}
+	}
+	if err != nil {
+		if errors.Is(err, scripting.ErrClosed) {
+			o := p.outcome(engine.OutcomeTransient, CodeClosed, "prepare: "+err.Error())
+			return nil, &o
+		}
+		class := p.observeScript(err)
+		if ctx.Err() != nil {
+			o := p.notSent(ctx, "prepare: "+err.Error())
+			return nil, &o
+		}
+		kind := engine.OutcomePermanent
+		if class == scripting.ClassDeadline {
+			kind = engine.OutcomeTransient
+		}
+		o := p.outcome(kind, "script."+class, "prepare: "+err.Error())
+		return nil, &o
+	}
+	p.observeScript(nil)
+	req, err := p.build(&po)
+	if err != nil {
+		var r *refusal
+		if errors.As(err, &r) {
+			o := p.outcome(engine.OutcomePermanent, r.code, "prepare: "+r.reason)
+			return nil, &o
+		}
+		o := p.outcome(engine.OutcomePermanent, CodeBodyInvalid, "prepare: "+err.Error())
+		return nil, &o
+	}
+	return req, nil
+}
+
+// notSent is the transient outcome of a send whose context ended before the request left.
+func (p *Provider) notSent(ctx context.Context, where string) engine.Outcome {
+	code := CodeCancelled
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		code = CodeTimeout
+	}
+	return p.outcome(engine.OutcomeTransient, code, "not sent: context ended "+where)
+}
+
+// outcome builds an outcome with the report that is known at send time: none when receipts
+// will come by callback, else unavailable.
+func (p *Provider) outcome(class engine.OutcomeClass, code, reason string) engine.Outcome {
+	report := engine.ReportUnavailable
+	if p.cfg.ReceiptsCallback {
+		report = engine.ReportNone
+	}
+	return engine.Outcome{Class: class, Code: code, Reason: reason, Report: report}
+}
+
+// observeScript tells the Observer how a script call ended and returns the failure class
+// ("ok" for nil, "failed" for an error that carries no class).
+func (p *Provider) observeScript(err error) string {
+	class := "ok"
+	var invalid *outputInvalid
+	switch {
+	case err == nil:
+	case errors.As(err, &invalid):
+		class = scripting.ClassOutputInvalid
+	default:
+		if class = scripting.ClassOf(err); class == "" {
+			class = scripting.ClassFailed
+		}
+	}
+	p.cfg.Observer(EventScript, class)
+	return class
+}
+
+// outputInvalid is a script output that decoded but that the provider refuses.
+type outputInvalid struct {
+	entry, reason string
+}
+
+func (e *outputInvalid) Error() string { return e.entry + ": output-invalid: " + e.reason }
+
+// Interface guards.
+var (
+	_ engine.Provider       = (*Provider)(nil)
+	_ engine.ReceiptHandler = (*Provider)(nil)
+)

@@ -1,0 +1,146 @@
+package httpgw
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"switchboard/engine"
+)
+
+// receiptOutput is one receipt returned by the adapter's receipt function, decoded strictly.
+type receiptOutput struct {
+	ProviderReference string `json:"providerReference"`
+	Report            string `json:"report"`
+	Code              string `json:"code"`
+}
+
+// maxReceiptsPerCallback bounds one batched callback.
+const maxReceiptsPerCallback = 1000
+
+// VerifyCallback checks the callback with the configured verifier. Every failure returns
+// exactly engine.ErrCallbackUnverified, so nothing about the reason reaches the caller; the
+// reason is logged at info level.
+func (p *Provider) VerifyCallback(r *http.Request, token string, body []byte) error {
+	if err := p.verifier.Verify(r, token, body); err != nil {
+		p.cfg.Logger.Info("callback unverified", "provider", p.cfg.ID, "reason", err.Error())
+		p.cfg.Observer(EventCallback, "unverified")
+		return engine.ErrCallbackUnverified
+	}
+	return nil
+}
+
+// ParseReceipts runs the adapter's receipt function over a verified callback. The function
+// receives {method, query, form, json, body}: query and form map each name to its first value,
+// form is set when the body is form-encoded and json when it is JSON (else both are null), and
+// body is the raw body as a string. It may return one {providerReference, report, code?}, an
+// array of them, or null (ignore the callback: nil, nil). A script failure, a report other than
+// sent, delivered or undelivered, or any other shape returns an error wrapping
+// engine.ErrCallbackUnreadable.
+func (p *Provider) ParseReceipts(ctx context.Context, r *http.Request, body []byte) ([]engine.Receipt, error) {
+	if !p.program.Has("receipt") {
+		p.cfg.Observer(EventCallback, "unreadable")
+		return nil, fmt.Errorf("httpgw %s: adapter has no receipt function: %w", p.cfg.ID, engine.ErrCallbackUnreadable)
+	}
+	raw, err := p.program.Call(ctx, "receipt", callbackInput(r, body))
+	p.observeScript(err)
+	if err != nil {
+		p.cfg.Observer(EventCallback, "unreadable")
+		return nil, fmt.Errorf("httpgw %s: receipt: %w (%v)", p.cfg.ID, engine.ErrCallbackUnreadable, err)
+	}
+	receipts, err := decodeReceipts(raw)
+	if err != nil {
+		p.cfg.Observer(EventCallback, "unreadable")
+		return nil, fmt.Errorf("httpgw %s: receipt: %w (%v)", p.cfg.ID, engine.ErrCallbackUnreadable, err)
+	}
+	if len(receipts) == 0 {
+		p.cfg.Observer(EventCallback, "ignored")
+		return nil, nil
+	}
+	p.cfg.Observer(EventCallback, "parsed")
+	return receipts, nil
+}
+
+// callbackInput is the plain `request` argument of receipt.
+func callbackInput(r *http.Request, body []byte) map[string]any {
+	var form, parsed any
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch {
+	case mt == "application/x-www-form-urlencoded":
+		if values, err := url.ParseQuery(string(body)); err == nil {
+			form = firstValues(values)
+		}
+	case mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "" && json.Valid(body):
+		if v, ok := parseJSON(body); ok {
+			parsed = v
+		}
+	}
+	return map[string]any{
+		"method": r.Method,
+		"query":  firstValues(r.URL.Query()),
+		"form":   form,
+		"json":   parsed,
+		"body":   string(body),
+	}
+}
+
+// firstValues maps each name to its first value.
+func firstValues(values url.Values) map[string]any {
+	out := make(map[string]any, len(values))
+	for name, vals := range values {
+		if len(vals) > 0 {
+			out[name] = vals[0]
+		}
+	}
+	return out
+}
+
+// decodeReceipts decodes receipt's JSON result: null, one object or an array of objects.
+func decodeReceipts(raw json.RawMessage) ([]engine.Receipt, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var outs []receiptOutput
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	var err error
+	switch raw[0] {
+	case '[':
+		err = dec.Decode(&outs)
+	case '{':
+		outs = make([]receiptOutput, 1)
+		err = dec.Decode(&outs[0])
+	default:
+		return nil, errors.New("receipt must return an object, an array of objects or null")
+	}
+	if err != nil {
+		return nil, fmt.Errorf("receipt output: %w", err)
+	}
+	if len(outs) > maxReceiptsPerCallback {
+		return nil, fmt.Errorf("receipt output: more than %d receipts", maxReceiptsPerCallback)
+	}
+	receipts := make([]engine.Receipt, 0, len(outs))
+	for i, out := range outs {
+		report := engine.Report(out.Report)
+		switch report {
+		case engine.ReportSent, engine.ReportDelivered, engine.ReportUndelivered:
+		default:
+			return nil, fmt.Errorf("receipt %d: report %q is not sent, delivered or undelivered", i, out.Report)
+		}
+		if out.ProviderReference == "" || !validReference(out.ProviderReference) {
+			return nil, fmt.Errorf("receipt %d: providerReference is empty or malformed", i)
+		}
+		if out.Code != "" && !validCode(out.Code) {
+			return nil, fmt.Errorf("receipt %d: code must be 1-64 characters of [A-Za-z0-9._:-]", i)
+		}
+		receipts = append(receipts, engine.Receipt{ProviderReference: out.ProviderReference, Report: report, Code: out.Code})
+	}
+	return receipts, nil
+}

@@ -1,0 +1,126 @@
+package httpgw
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+
+	"switchboard/engine"
+)
+
+// Codes of sends that ended in the transport.
+const (
+	// CodeCancelled: the send's context ended (transient before the request was written,
+	// maybe-sent after).
+	CodeCancelled = "http.cancelled"
+	// CodeTimeout: the provider's timeout passed.
+	CodeTimeout = "http.timeout"
+	// CodeConnectFailed: the connection could not be made or broke before the request was written.
+	CodeConnectFailed = "http.connect-failed"
+	// CodeConnectionLost: the connection broke after the request was written.
+	CodeConnectionLost = "http.connection-lost"
+	// CodeResponseTooLarge: the answer was larger than MaximumResponseBytes.
+	CodeResponseTooLarge = "http.response-too-large"
+)
+
+// answer is a complete (or capped) gateway answer.
+type answer struct {
+	status   int
+	header   http.Header
+	body     []byte
+	tooLarge bool
+}
+
+// newHTTPClient returns the provider's client: never following redirects, bounded by the
+// timeout, with keep-alive pooling sized for the concurrency limit. A client given in cfg is
+// copied and only its CheckRedirect is replaced.
+func newHTTPClient(cfg Config) (*http.Client, *http.Transport) {
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if cfg.HTTPClient != nil {
+		c := *cfg.HTTPClient
+		c.CheckRedirect = noRedirect
+		return &c, nil
+	}
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = cfg.ConcurrencyLimit * 2
+	t.MaxIdleConnsPerHost = cfg.ConcurrencyLimit
+	return &http.Client{Transport: t, CheckRedirect: noRedirect, Timeout: cfg.Timeout}, t
+}
+
+// exchange adds the credential, sends req within the provider's timeout and reads the answer
+// up to MaximumResponseBytes. It returns either an answer or the outcome of a failed exchange.
+// Whether the request was written decides between transient and maybe-sent; it is learned from
+// httptrace's WroteRequest, which net/http calls before the last bytes are flushed, so a false
+// "written" is possible (classified maybe-sent, the safe side) but a false "not written" is not.
+func (p *Provider) exchange(ctx context.Context, req *outgoing) (*answer, *engine.Outcome) {
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	header := req.header.Clone()
+	used, err := p.cred.apply(ctx, header)
+	if err != nil {
+		o := p.outcome(engine.OutcomeTransient, CodeTokenUnavailable, err.Error())
+		return nil, &o
+	}
+	var wrote atomic.Bool
+	trace := &httptrace.ClientTrace{WroteRequest: func(info httptrace.WroteRequestInfo) {
+		if info.Err == nil {
+			wrote.Store(true)
+		}
+	}}
+	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), p.cfg.Method, req.url, bytes.NewReader(req.body))
+	if err != nil {
+		o := p.outcome(engine.OutcomePermanent, CodeTargetRefused, fmt.Sprintf("building request: %v", err))
+		return nil, &o
+	}
+	hreq.Header = header
+	resp, err := p.client.Do(hreq)
+	if err != nil {
+		o := p.transportFailure(ctx, wrote.Load(), err)
+		return nil, &o
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusUnauthorized {
+		p.cred.rejected(used)
+	}
+	ans := &answer{status: resp.StatusCode, header: resp.Header}
+	limit := p.cfg.MaximumResponseBytes
+	if resp.ContentLength > limit {
+		ans.tooLarge = true
+		return ans, nil
+	}
+	ans.body, err = io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		o := p.transportFailure(ctx, true, err)
+		return nil, &o
+	}
+	if int64(len(ans.body)) > limit {
+		ans.body, ans.tooLarge = ans.body[:limit], true
+	}
+	return ans, nil
+}
+
+// transportFailure classifies an error of the exchange: transient when the request was not
+// written, maybe-sent when it was.
+func (p *Provider) transportFailure(ctx context.Context, written bool, err error) engine.Outcome {
+	code := CodeConnectFailed
+	if written {
+		code = CodeConnectionLost
+	}
+	var netErr net.Error
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
+		code = CodeTimeout
+	case ctx.Err() != nil:
+		code = CodeCancelled
+	}
+	if written {
+		return p.outcome(engine.OutcomeMaybeSent, code, err.Error())
+	}
+	return p.outcome(engine.OutcomeTransient, code, err.Error())
+}

@@ -1,0 +1,68 @@
+package httpgw
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"switchboard/engine"
+)
+
+// Verifier kinds of SPEC section 4 (callbackVerifier.kind).
+const (
+	VerifierHMACSHA256Body   = "hmac-sha256-body"
+	VerifierTwilio           = "twilio"
+	VerifierStandardWebhooks = "standard-webhooks"
+	VerifierPathToken        = "path-token"
+)
+
+// Verifier proves that a callback request comes from the provider. Implementations live in
+// verify_<scheme>.go; adding a scheme is one file and one entry in verifierKinds.
+type Verifier interface {
+	// Verify returns nil only when the request is proven authentic: r is the callback request,
+	// token the last route segment (empty without one) and body the raw request body, read
+	// before any parsing. The error explains the refusal for logs; callers must never show it
+	// to the caller (VerifyCallback returns engine.ErrCallbackUnverified instead). Comparisons
+	// of secrets and signatures are constant-time. Verify is safe for concurrent use.
+	Verify(r *http.Request, token string, body []byte) error
+}
+
+// errUnverified is the generic refusal verifiers wrap with their reason.
+var errUnverified = errors.New("callback unverified")
+
+// verifierKinds maps a kind to its constructor. It is a constant table.
+var verifierKinds = map[string]func(VerifierConfig, engine.Clock) (Verifier, error){
+	VerifierHMACSHA256Body:   newHMACBodyVerifier,
+	VerifierTwilio:           newTwilioVerifier,
+	VerifierStandardWebhooks: newStandardWebhooksVerifier,
+	VerifierPathToken:        newPathTokenVerifier,
+}
+
+// NewVerifier builds the verifier cfg describes. A nil cfg gives a verifier that refuses every
+// callback (there is no unauthenticated callback). clock dates timestamped schemes; nil means
+// the system clock.
+func NewVerifier(cfg *VerifierConfig, clock engine.Clock) (Verifier, error) {
+	if cfg == nil {
+		return refuseAll{}, nil
+	}
+	if clock == nil {
+		clock = engine.SystemClock{}
+	}
+	build, ok := verifierKinds[cfg.Kind]
+	if !ok {
+		return nil, fmt.Errorf("callback verifier: unknown kind %q", cfg.Kind)
+	}
+	v, err := build(*cfg, clock)
+	if err != nil {
+		return nil, fmt.Errorf("callback verifier %s: %w", cfg.Kind, err)
+	}
+	return v, nil
+}
+
+// refuseAll is the verifier of a provider without callbackVerifier.
+type refuseAll struct{}
+
+// Verify refuses every request.
+func (refuseAll) Verify(*http.Request, string, []byte) error {
+	return fmt.Errorf("%w: no callback verifier configured", errUnverified)
+}

@@ -1,0 +1,137 @@
+package httpgw
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"switchboard/engine"
+)
+
+// WebhookTolerance is how far a Standard Webhooks timestamp may lie from the clock, either way.
+const WebhookTolerance = 5 * time.Minute
+
+// webhookReplayCapacity bounds the remembered (webhook-id, timestamp) pairs of one provider.
+const webhookReplayCapacity = 1 << 16
+
+// standardWebhooksVerifier checks Standard Webhooks v1 signatures (HMAC-SHA256 over
+// "id.timestamp.body", base64, several space-separated "v1,<sig>" entries for key rotation).
+//
+// Replay: a verified (webhook-id, webhook-timestamp) pair is remembered until its timestamp
+// leaves the tolerance window and a second request with the same pair is refused. The pair,
+// not the id alone, is the key because a sender's own retry of an event keeps the id but
+// carries a fresh timestamp and signature; refusing it would lose the receipt when our first
+// answer failed. A replayed request cannot change the timestamp without the key.
+type standardWebhooksVerifier struct {
+	key   []byte
+	clock engine.Clock
+	seen  *replayCache
+}
+
+func newStandardWebhooksVerifier(cfg VerifierConfig, clock engine.Clock) (Verifier, error) {
+	secret := strings.TrimSpace(string(cfg.Secret))
+	secret = strings.TrimPrefix(secret, "whsec_")
+	key, err := base64.StdEncoding.DecodeString(secret)
+	if err != nil {
+		return nil, errors.New("secret is not whsec_<base64>")
+	}
+	if len(key) == 0 {
+		return nil, errors.New("secret is empty")
+	}
+	return &standardWebhooksVerifier{key: key, clock: clock, seen: newReplayCache(webhookReplayCapacity)}, nil
+}
+
+// Verify checks the headers, the timestamp window, the signatures, then the replay cache.
+func (v *standardWebhooksVerifier) Verify(r *http.Request, _ string, body []byte) error {
+	id, err := singleHeader(r, "webhook-id")
+	if err != nil {
+		return err
+	}
+	if len(id) > 256 || strings.ContainsAny(id, ". \t") {
+		return fmt.Errorf("%w: webhook-id is malformed", errUnverified)
+	}
+	tsText, err := singleHeader(r, "webhook-timestamp")
+	if err != nil {
+		return err
+	}
+	ts, err := parseUnixSeconds(tsText)
+	if err != nil {
+		return fmt.Errorf("%w: webhook-timestamp: %w", errUnverified, err)
+	}
+	now := v.clock.Now()
+	sent := time.Unix(ts, 0)
+	if now.Sub(sent) > WebhookTolerance {
+		return fmt.Errorf("%w: webhook-timestamp is too old", errUnverified)
+	}
+	if sent.Sub(now) > WebhookTolerance {
+		return fmt.Errorf("%w: webhook-timestamp is in the future", errUnverified)
+	}
+	sigs, err := singleHeader(r, "webhook-signature")
+	if err != nil {
+		return err
+	}
+	mac := hmac.New(sha256.New, v.key)
+	mac.Write([]byte(id))
+	mac.Write([]byte{'.'})
+	mac.Write([]byte(tsText))
+	mac.Write([]byte{'.'})
+	mac.Write(body)
+	if !anyV1SignatureMatches(sigs, mac.Sum(nil)) {
+		return fmt.Errorf("%w: no v1 signature matches", errUnverified)
+	}
+	if !v.seen.add(id+"\x00"+tsText, sent.Add(WebhookTolerance), now) {
+		return fmt.Errorf("%w: webhook-id and timestamp already seen, or replay memory full", errUnverified)
+	}
+	return nil
+}
+
+// anyV1SignatureMatches compares want with every v1 entry of a webhook-signature header. Every
+// entry is compared (no early exit) so that timing does not tell which one matched.
+func anyV1SignatureMatches(header string, want []byte) bool {
+	entries := strings.Fields(header)
+	if len(entries) > 16 {
+		return false
+	}
+	matched := false
+	for _, entry := range entries {
+		version, sig, ok := strings.Cut(entry, ",")
+		if !ok || version != "v1" {
+			continue
+		}
+		got, err := base64.StdEncoding.Strict().DecodeString(sig)
+		if err != nil {
+			continue
+		}
+		if hmac.Equal(got, want) {
+			matched = true
+		}
+	}
+	return matched
+}
+
+// singleHeader returns the one value of a header, refusing none or several.
+func singleHeader(r *http.Request, name string) (string, error) {
+	values := r.Header.Values(name)
+	if len(values) != 1 || values[0] == "" {
+		return "", fmt.Errorf("%w: want exactly one non-empty %s header", errUnverified, name)
+	}
+	return values[0], nil
+}
+
+// parseUnixSeconds parses a decimal count of seconds (digits only, at most 12).
+func parseUnixSeconds(s string) (int64, error) {
+	if s == "" || len(s) > 12 || strings.Trim(s, "0123456789") != "" {
+		return 0, errors.New("not a decimal count of seconds")
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, errors.New("not a decimal count of seconds")
+	}
+	return n, nil
+}

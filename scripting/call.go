@@ -1,0 +1,225 @@
+package scripting
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// Call runs entry with args and returns the script's return value serialized as JSON
+// (null for null or undefined; functions and symbols also become null).
+//
+// Each argument must be a plain Go value (see toJS: maps with string keys, slices, strings,
+// booleans, numbers, json.Number, json.RawMessage, nil; structs go through encoding/json);
+// the script receives fresh plain objects built for this call. The call runs in a runtime
+// taken from the pool, under Limits.Deadlines[entry] and until ctx ends, whichever comes
+// first; both interrupt the script with ClassDeadline. A result whose JSON exceeds
+// Limits.OutputBytes[entry] is refused with ClassOutputTooLarge, one that cannot be
+// serialized with ClassOutputInvalid, and anything the script throws with ClassFailed.
+// Script failures are *Error values; ErrNoEntry, ErrClosed and ErrInput are not.
+//
+// Call is safe for concurrent use. A runtime goes back to the pool after a call that
+// succeeded or that failed only because the script threw; it is dropped after an
+// interrupt, an exhausted call stack, a sandbox cap or host-helper error, an assignment to a
+// frozen built-in or a result that could not be serialized; and it is retired after
+// Limits.RuntimeUses calls.
+func (p *Program) Call(ctx context.Context, entry string, args ...any) (json.RawMessage, error) {
+	start := time.Now()
+	out, ran, err := p.call(ctx, entry, args)
+	if ran {
+		p.observe(entry, err, start)
+	}
+	return out, err
+}
+
+// CallInto is Call followed by a strict decode of the result into out, a non-nil pointer:
+// unknown members or wrong types fail with ClassOutputInvalid (encoding/json matches member
+// names case-insensitively). A JSON null result leaves out untouched and returns
+// (false, nil); a decoded result returns (true, nil).
+func (p *Program) CallInto(ctx context.Context, entry string, out any, args ...any) (bool, error) {
+	start := time.Now()
+	raw, ran, err := p.call(ctx, entry, args)
+	decoded := false
+	if err == nil && !bytes.Equal(raw, []byte("null")) {
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if derr := dec.Decode(out); derr != nil {
+			var invalid *json.InvalidUnmarshalError
+			if errors.As(derr, &invalid) {
+				return false, fmt.Errorf("scripting: CallInto %s: %w", entry, derr)
+			}
+			err = newError(entry, ClassOutputInvalid, "the result does not match the expected shape: "+derr.Error())
+		} else {
+			decoded = true
+		}
+	}
+	if ran {
+		p.observe(entry, err, start)
+	}
+	return decoded, err
+}
+
+// observe counts a call that reached the script and tells the Observer.
+func (p *Program) observe(entry string, err error, start time.Time) {
+	p.stats.calls.Add(1)
+	class := ClassOf(err)
+	if class != "" {
+		p.stats.failure(class).Add(1)
+	}
+	if p.observer != nil {
+		p.observer(entry, class, time.Since(start))
+	}
+}
+
+// call runs one call; ran reports whether it got as far as the script.
+func (p *Program) call(ctx context.Context, entry string, args []any) (out json.RawMessage, ran bool, err error) {
+	if !p.defined[entry] {
+		return nil, false, fmt.Errorf("scripting %s: %w: %q", p.name, ErrNoEntry, entry)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, true, newError(entry, ClassDeadline, "the caller's context ended before the call ("+err.Error()+")")
+	}
+	sb, closed := p.pool.get()
+	if closed {
+		return nil, false, fmt.Errorf("scripting %s: %w", p.name, ErrClosed)
+	}
+	if sb == nil {
+		if sb, err = newSandbox(ctx, p); err != nil {
+			var scriptErr *Error
+			if errors.As(err, &scriptErr) {
+				scriptErr.Entry, scriptErr.Message = entry, truncate("top-level code: "+scriptErr.Message, maxMessageBytes)
+				return nil, true, scriptErr
+			}
+			return nil, false, err
+		}
+		p.stats.created.Add(1)
+	}
+	return p.run(ctx, sb, entry, args)
+}
+
+// run converts the arguments, calls the entry point under the alarm, serializes the result
+// and gives the runtime back (or drops it).
+func (p *Program) run(ctx context.Context, sb *sandbox, entry string, args []any) (out json.RawMessage, ran bool, err error) {
+	sb.begin(ctx, entry, p.limits.outputBytes(entry))
+	keep := false
+	var armed *alarm
+	defer func() {
+		// A panic that escapes goja is a bug in this package or in goja: the call fails,
+		// the runtime is dropped, the process stays up.
+		if r := recover(); r != nil {
+			out, ran, err, keep = nil, true, newError(entry, ClassFailed, fmt.Sprintf("internal error: %v", r)), false
+		}
+		if armed != nil {
+			armed.disarm()
+		}
+		p.release(sb, keep)
+	}()
+
+	jsArgs := make([]goja.Value, len(args))
+	for i, a := range args {
+		v, err := sb.toJS(a, 0)
+		if err != nil {
+			keep = true // no script ran
+			return nil, false, fmt.Errorf("scripting %s %s: argument %d: %w", p.name, entry, i+1, err)
+		}
+		jsArgs[i] = v
+	}
+
+	alarm := sb.arm(ctx, p.limits.deadline(entry))
+	armed = &alarm
+	res, callErr := sb.entries[entry](goja.Undefined(), jsArgs...)
+	serializing := callErr == nil
+	if serializing {
+		_, callErr = sb.serialize(goja.Undefined(), res)
+	}
+	var scriptErr *Error
+	if callErr != nil {
+		scriptErr = sb.classify(entry, callErr, serializing) // may run script code: still armed
+	}
+	armed = nil
+	if !alarm.disarm() { // else the runtime may hold an interrupt: drop it
+		sb.vm.ClearInterrupt()
+		// An exception the script threw (or a built-in threw at its request) leaves a sound
+		// runtime: keep it. Anything the sandbox itself refused, an exhausted call stack
+		// and a failure to serialize drop it.
+		var ex *goja.Exception
+		keep = scriptErr == nil || errors.As(callErr, &ex) && !sb.tainted && !serializing
+	}
+	if scriptErr != nil {
+		return nil, true, scriptErr
+	}
+	return bytes.Clone(sb.out), true, nil
+}
+
+// release returns a runtime to the pool after a clean call, or drops it.
+func (p *Program) release(sb *sandbox, keep bool) {
+	sb.ctx = nil
+	switch {
+	case !keep:
+		p.stats.dropped.Add(1)
+	case sb.uses+1 >= p.limits.RuntimeUses:
+		p.stats.retired.Add(1)
+	default:
+		sb.uses++
+		if !p.pool.put(sb) {
+			p.stats.dropped.Add(1)
+		}
+	}
+}
+
+// classify turns an error from goja into a script failure.
+func (sb *sandbox) classify(entry string, err error, serializing bool) *Error {
+	var interrupted *goja.InterruptedError
+	if errors.As(err, &interrupted) {
+		if i, ok := interrupted.Value().(interruption); ok {
+			return newError(entry, ClassDeadline, i.message())
+		}
+		return newError(entry, ClassDeadline, "interrupted")
+	}
+	class := ClassFailed
+	if serializing {
+		class = ClassOutputInvalid
+		if sb.tooLarge {
+			return newError(entry, ClassOutputTooLarge, fmt.Sprintf("the result exceeds %d bytes of JSON", sb.outLimit))
+		}
+	}
+	var overflow *goja.StackOverflowError
+	if errors.As(err, &overflow) {
+		return newError(entry, class, fmt.Sprintf("the call stack exceeded %d frames%s", sb.p.limits.CallStackFrames, sb.p.where(overflow.Stack())))
+	}
+	var ex *goja.Exception
+	if errors.As(err, &ex) {
+		msg := "uncaught exception (it could not be described)"
+		if v, derr := sb.describe(goja.Undefined(), ex.Value()); derr == nil {
+			msg = v.String()
+		}
+		return newError(entry, class, msg+sb.p.where(ex.Stack()))
+	}
+	return newError(entry, class, err.Error())
+}
+
+// describeThrown renders a thrown value: "Name: message" for errors, the text of a thrown
+// string, JSON for other values. It is called through goja so that getters that throw or
+// loop are contained.
+func (sb *sandbox) describeThrown(call goja.FunctionCall) goja.Value {
+	return sb.vm.ToValue(sb.consoleFormat(call.Argument(0), maxMessageBytes))
+}
+
+// where locates the innermost frame of the script in a stack, as " at FUNC (FILE:LINE:COL)"
+// (frames of built-ins and of the sandbox's own programs are skipped).
+func (p *Program) where(stack []goja.StackFrame) string {
+	for i := range stack {
+		f := &stack[i]
+		if f.SrcName() != p.name {
+			continue
+		}
+		pos := f.Position()
+		return fmt.Sprintf(" at %s (%s:%d:%d)", f.FuncName(), pos.Filename, pos.Line, pos.Column)
+	}
+	return ""
+}

@@ -1,0 +1,288 @@
+package scripting
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/dop251/goja"
+)
+
+// sandbox is one locked-down goja runtime with the script loaded. The pool hands it to one
+// goroutine at a time; it is thrown away after any failure, so per-call state never has to
+// be repaired after a panic.
+type sandbox struct {
+	p       *Program
+	vm      *goja.Runtime
+	entries map[string]goja.Callable
+	// serialize writes its argument as JSON into out, within outLimit; it is a native
+	// function called through goja so that exceptions thrown by getters and toJSON methods
+	// come back as errors.
+	serialize goja.Callable
+	// describe turns a thrown value into a loggable message, also inside goja's try.
+	describe goja.Callable
+	// rangeError constructs RangeErrors for the sandbox caps.
+	rangeError *goja.Object
+	// join is goja's original Array.prototype.join, which concatenates efficiently.
+	join native
+	uses       int
+
+	// Per-call state, reset by begin.
+	ctx       context.Context
+	entry     string
+	iterSteps map[*goja.Object]int
+	joinStack []*goja.Object
+	out       []byte
+	outLimit  int
+	outStack  []*goja.Object
+	tooLarge  bool
+	// tainted is set when the sandbox itself throws into the script (a cap, a host helper's
+	// TypeError, an assignment to a frozen built-in): such a call's runtime is dropped.
+	tainted bool
+}
+
+// interruption is the value a sandbox is interrupted with.
+type interruption struct {
+	deadline time.Duration // set when the deadline passed
+	ctxErr   error         // set when the caller's context ended
+}
+
+// message describes the interruption for Error.Message.
+func (i interruption) message() string {
+	if i.ctxErr != nil {
+		return "interrupted: the caller's context ended (" + i.ctxErr.Error() + ")"
+	}
+	return fmt.Sprintf("interrupted: exceeded its deadline of %s", i.deadline)
+}
+
+// newSandbox builds a runtime, locks it down, runs the script's top-level code under the load
+// deadline and resolves the entry points. Failures of the script are *Error values (entry
+// "load"); failures of the sandbox itself are plain errors.
+func newSandbox(ctx context.Context, p *Program) (sb *sandbox, err error) {
+	vm := goja.New()
+	vm.SetMaxCallStackSize(p.limits.CallStackFrames)
+	sb = &sandbox{p: p, vm: vm, iterSteps: make(map[*goja.Object]int)}
+	sb.begin(ctx, "load", 0)
+
+	// The installation code below is Go calling goja outside any script; a panic there is a
+	// bug in this package, reported as an error rather than a crash.
+	defer func() {
+		if r := recover(); r != nil {
+			sb, err = nil, fmt.Errorf("scripting: preparing a runtime: %v", r)
+		}
+	}()
+	if err := sb.install(); err != nil {
+		return nil, err
+	}
+
+	alarm := sb.arm(ctx, p.limits.loadDeadline())
+	_, runErr := vm.RunProgram(p.program)
+	var resolved goja.Value
+	if runErr == nil {
+		resolved, runErr = vm.RunProgram(p.resolver)
+	}
+	var scriptErr *Error
+	if runErr != nil {
+		scriptErr = sb.classify("load", runErr, false)
+	}
+	alarm.disarm()
+	if scriptErr != nil {
+		return nil, scriptErr
+	}
+	if err := sb.resolveEntries(resolved); err != nil {
+		return nil, err
+	}
+	return sb, nil
+}
+
+// install replaces and adds everything the lockdown program then freezes: the capped
+// built-ins, JSON, the host helpers. Then it runs the lockdown program itself.
+func (sb *sandbox) install() error {
+	vm := sb.vm
+	sb.rangeError = vm.Get("RangeError").ToObject(vm)
+	sb.join = vm.Get("Array").ToObject(vm).Get("prototype").ToObject(vm).Get("join").Export().(native)
+	sb.installJSON()
+	sb.installStringGuards()
+	sb.installArrayGuards()
+	sb.installHelpers()
+
+	ser, _ := goja.AssertFunction(vm.ToValue(sb.serializeOutput))
+	desc, _ := goja.AssertFunction(vm.ToValue(sb.describeThrown))
+	sb.serialize, sb.describe = ser, desc
+
+	lockdown, err := vm.RunProgram(sb.p.lockdown)
+	if err != nil {
+		return fmt.Errorf("scripting: lockdown: %w", err)
+	}
+	fn, ok := goja.AssertFunction(lockdown)
+	if !ok {
+		return fmt.Errorf("scripting: lockdown program is not a function")
+	}
+	syntaxOnly, err := fn(goja.Undefined(), sb.lockdownHost())
+	if err != nil {
+		return fmt.Errorf("scripting: lockdown: %w", err)
+	}
+	var roots []*goja.Object
+	if err := vm.ExportTo(syntaxOnly, &roots); err != nil {
+		return fmt.Errorf("scripting: lockdown roots: %w", err)
+	}
+	sb.freezeBuiltins(roots)
+	return nil
+}
+
+// resolveEntries reads the resolver program's answer: for each declared entry point, the
+// function, or the typeof string of whatever else the script bound to the name.
+func (sb *sandbox) resolveEntries(resolved goja.Value) error {
+	obj, ok := resolved.(*goja.Object)
+	if !ok {
+		return fmt.Errorf("scripting: entry resolver returned %v", resolved)
+	}
+	sb.entries = make(map[string]goja.Callable, len(sb.p.declared))
+	for _, name := range sb.p.declared {
+		v := obj.Get(name)
+		if fn, ok := goja.AssertFunction(v); ok {
+			sb.entries[name] = fn
+			continue
+		}
+		if kind := v.String(); kind != "undefined" {
+			return fmt.Errorf("%w: %s is a %s, not a function", ErrInvalidScript, name, kind)
+		}
+	}
+	return nil
+}
+
+// begin resets the per-call state.
+func (sb *sandbox) begin(ctx context.Context, entry string, outLimit int) {
+	sb.ctx, sb.entry, sb.outLimit, sb.tooLarge, sb.tainted = ctx, entry, outLimit, false, false
+	clear(sb.iterSteps)
+	sb.joinStack = sb.joinStack[:0]
+	sb.out = sb.out[:0]
+}
+
+// alarm interrupts a running sandbox when its deadline passes or its context ends.
+type alarm struct {
+	timer   *time.Timer
+	stopCtx func() bool
+}
+
+// arm starts the deadline timer and, when ctx can end, a context watcher.
+func (sb *sandbox) arm(ctx context.Context, d time.Duration) alarm {
+	vm := sb.vm
+	a := alarm{timer: time.AfterFunc(d, func() { vm.Interrupt(interruption{deadline: d}) })}
+	if ctx.Done() != nil {
+		a.stopCtx = context.AfterFunc(ctx, func() { vm.Interrupt(interruption{ctxErr: ctx.Err()}) })
+	}
+	return a
+}
+
+// disarm stops both watchers and reports whether either one has fired (or is firing), in
+// which case the runtime may hold a pending interrupt and must not be reused. When neither
+// fired, no Interrupt can happen any more and ClearInterrupt is safe.
+func (a alarm) disarm() (fired bool) {
+	fired = !a.timer.Stop()
+	if a.stopCtx != nil && !a.stopCtx() {
+		fired = true
+	}
+	return fired
+}
+
+// throwRange throws a RangeError into the running script.
+func (sb *sandbox) throwRange(format string, args ...any) {
+	sb.tainted = true
+	obj, err := sb.vm.New(sb.rangeError, sb.vm.ToValue(fmt.Sprintf(format, args...)))
+	if err != nil {
+		panic(err)
+	}
+	panic(obj)
+}
+
+// throwType throws a TypeError into the running script.
+func (sb *sandbox) throwType(format string, args ...any) {
+	sb.tainted = true
+	panic(sb.vm.NewTypeError(fmt.Sprintf(format, args...)))
+}
+
+// lengthOf is LengthOfArrayLike(ToObject(v)) as a float (it may exceed int range).
+func (sb *sandbox) lengthOf(v goja.Value) float64 {
+	l := v.ToObject(sb.vm).Get("length")
+	if l == nil {
+		return 0
+	}
+	return toLength(l.ToFloat())
+}
+
+// checkLength throws a RangeError when n exceeds Limits.ArrayLength.
+func (sb *sandbox) checkLength(what string, n float64) {
+	if n > float64(sb.p.limits.ArrayLength) {
+		sb.throwRange("%s: length %.0f exceeds the sandbox limit of %d", what, n, sb.p.limits.ArrayLength)
+	}
+}
+
+// checkString throws a RangeError when a string of n code units would exceed Limits.StringBytes.
+func (sb *sandbox) checkString(what string, n float64) {
+	if n > float64(sb.p.limits.StringBytes) {
+		sb.throwRange("%s: result of %.0f characters exceeds the sandbox limit of %d", what, n, sb.p.limits.StringBytes)
+	}
+}
+
+// strLen is the length of a JavaScript string value in UTF-16 code units.
+func strLen(v goja.Value) int {
+	if s, ok := v.(goja.String); ok {
+		return s.Length()
+	}
+	return len(v.String())
+}
+
+// isNullish reports whether v is undefined or null (or absent).
+func isNullish(v goja.Value) bool {
+	return v == nil || goja.IsUndefined(v) || goja.IsNull(v)
+}
+
+// callJS calls fn and rethrows its exception (or interrupt) into the running script.
+func callJS(fn goja.Callable, this goja.Value, args ...goja.Value) goja.Value {
+	v, err := fn(this, args...)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// native is the signature of goja's built-in functions.
+type native = func(goja.FunctionCall) goja.Value
+
+// replaceMethod replaces obj[name], a built-in function, with the function build returns
+// from the original; the replacement keeps the original's name and length.
+func (sb *sandbox) replaceMethod(obj *goja.Object, name string, build func(orig native) native) {
+	origObj := obj.Get(name).ToObject(sb.vm)
+	orig, ok := origObj.Export().(native)
+	if !ok {
+		panic(fmt.Sprintf("%s is not a native function", name))
+	}
+	obj.DefineDataProperty(name, sb.nativeLike(origObj, build(orig)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// replaceSymbolMethod is replaceMethod for a symbol-keyed method.
+func (sb *sandbox) replaceSymbolMethod(obj *goja.Object, sym *goja.Symbol, build func(orig native) native) {
+	origObj := obj.GetSymbol(sym).ToObject(sb.vm)
+	orig, ok := origObj.Export().(native)
+	if !ok {
+		panic(fmt.Sprintf("%s is not a native function", sym))
+	}
+	obj.DefineDataPropertySymbol(sym, sb.nativeLike(origObj, build(orig)), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+}
+
+// nativeLike wraps fn as a function object with the name and length of like.
+func (sb *sandbox) nativeLike(like *goja.Object, fn native) *goja.Object {
+	obj := sb.vm.ToValue(fn).ToObject(sb.vm)
+	obj.DefineDataProperty("name", like.Get("name"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	obj.DefineDataProperty("length", like.Get("length"), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return obj
+}
+
+// namedNative builds a function object with the given name and length.
+func (sb *sandbox) namedNative(name string, length int, fn any) *goja.Object {
+	obj := sb.vm.ToValue(fn).ToObject(sb.vm)
+	obj.DefineDataProperty("name", sb.vm.ToValue(name), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	obj.DefineDataProperty("length", sb.vm.ToValue(length), goja.FLAG_FALSE, goja.FLAG_TRUE, goja.FLAG_FALSE)
+	return obj
+}

@@ -1,0 +1,24 @@
+package store
+
+// SQL of acceptance: idempotency records and the daily counters of access profiles.
+
+type acceptSQL struct {
+	idemInsert  string
+	idemSelect  string
+	dailyCount  string
+	dailyUpsert string
+}
+
+func newAcceptSQL(rebind func(string) string) acceptSQL {
+	return acceptSQL{
+		// The first acceptance of a key wins; a conflict changes nothing and is then read back.
+		idemInsert: rebind(`INSERT INTO idempotency (issuer, subject, key, request_hash, response,
+			message_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (issuer, subject, key) DO NOTHING`),
+		idemSelect: rebind(`SELECT request_hash, response, message_id, expires_at FROM idempotency
+			WHERE issuer = ? AND subject = ? AND key = ?`),
+		dailyCount: rebind(`SELECT count FROM profile_daily WHERE access_profile = ? AND day = ?`),
+		dailyUpsert: rebind(`INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, ?)
+			ON CONFLICT (access_profile, day) DO UPDATE SET count = excluded.count`),
+	}
+}

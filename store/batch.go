@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// batch is one group-commit transaction, owned by the writer goroutine.
+type batch struct {
+	s      *Store
+	ctx    context.Context
+	now    time.Time  // the clock when the batch began, for defaults
+	chain  chainState // the audit chain as this batch advances it
+	daily  map[dailyKey]int64
+	poison error // a failure that dooms the whole transaction
+}
+
+// dailyKey is one access profile's UTC day.
+type dailyKey struct {
+	profile string
+	day     string
+}
+
+// begin opens a batch transaction on the write connection.
+func (s *Store) begin() (*batch, error) {
+	b := &batch{s: s, ctx: context.Background(), now: s.clock.Now(), chain: s.chain}
+	if err := b.execCached(s.q.begin); err != nil {
+		return nil, fmt.Errorf("store: begin batch: %w", err)
+	}
+	return b, nil
+}
+
+// finish writes what the batch accumulated in memory (daily counters, the audit chain head)
+// and commits. On any failure it rolls everything back and leaves the writer's audit chain
+// where it was before the batch.
+func (b *batch) finish() error {
+	err := b.poison
+	if err == nil {
+		err = b.flushDaily()
+	}
+	if err == nil {
+		err = b.flushAuditHead()
+	}
+	if err == nil {
+		if cerr := b.execCached(b.s.q.commit); cerr != nil {
+			err = fmt.Errorf("store: commit batch: %w", cerr)
+		}
+	}
+	if err != nil {
+		if rerr := b.execCached(b.s.q.rollback); rerr != nil {
+			b.s.log.Debug("store: rollback after failed batch", "err", rerr)
+		}
+		return err
+	}
+	b.s.chain = b.chain
+	b.s.committed()
+	return nil
+}
+
+// stmt returns the writer's prepared statement for query, preparing it on first use. Only
+// the writer goroutine calls it, so the cache needs no lock.
+func (s *Store) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.wconn.PreparexContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
+// execCached runs a fixed statement on the write connection.
+func (b *batch) execCached(query string, args ...any) error {
+	_, err := b.execN(query, args...)
+	return err
+}
+
+// execN runs a fixed statement and returns how many rows it changed.
+func (b *batch) execN(query string, args ...any) (int64, error) {
+	st, err := b.s.stmt(b.ctx, query)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(b.ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// insert runs a fixed INSERT and returns the row id of the new row.
+func (b *batch) insert(query string, args ...any) (int64, error) {
+	st, err := b.s.stmt(b.ctx, query)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(b.ctx, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.LastInsertId()
+}
+
+// get reads one row of a fixed statement into dest.
+func (b *batch) get(dest any, query string, args ...any) error {
+	st, err := b.s.stmt(b.ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.GetContext(b.ctx, dest, args...)
+}
+
+// selectRows reads the rows of a fixed statement into dest, a pointer to a slice.
+func (b *batch) selectRows(dest any, query string, args ...any) error {
+	st, err := b.s.stmt(b.ctx, query)
+	if err != nil {
+		return err
+	}
+	return st.SelectContext(b.ctx, dest, args...)
+}
+
+// execIn runs a statement with an IN (?) list expanded by sqlx.In; it is not cached, since
+// its text depends on the list's length.
+func (b *batch) execIn(query string, args ...any) (int64, error) {
+	q, a, err := sqlx.In(query, args...)
+	if err != nil {
+		return 0, err
+	}
+	res, err := b.s.wconn.ExecContext(b.ctx, b.s.wdb.Rebind(q), a...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// selectIn reads the rows of a statement with an expanded IN (?) list into dest.
+func (b *batch) selectIn(dest any, query string, args ...any) error {
+	q, a, err := sqlx.In(query, args...)
+	if err != nil {
+		return err
+	}
+	return b.s.wconn.SelectContext(b.ctx, dest, b.s.wdb.Rebind(q), a...)
+}
+
+// dailyCount returns the acceptances counted so far for k, reading the stored count on first use
+// in this batch.
+func (b *batch) dailyCount(k dailyKey) (int64, error) {
+	if n, ok := b.daily[k]; ok {
+		return n, nil
+	}
+	var n int64
+	err := b.get(&n, b.s.q.accept.dailyCount, k.profile, k.day)
+	if err != nil && !isNoRows(err) {
+		return 0, fmt.Errorf("store: read daily count: %w", err)
+	}
+	if b.daily == nil {
+		b.daily = make(map[dailyKey]int64)
+	}
+	b.daily[k] = n
+	return n, nil
+}
+
+// countDaily adds one acceptance to k; dailyCount must have been called for k first.
+func (b *batch) countDaily(k dailyKey) { b.daily[k]++ }
+
+// flushDaily writes the batch's daily counts, one statement per profile and day touched.
+func (b *batch) flushDaily() error {
+	for k, n := range b.daily {
+		if err := b.execCached(b.s.q.accept.dailyUpsert, k.profile, k.day, n); err != nil {
+			return fmt.Errorf("store: write daily count: %w", err)
+		}
+	}
+	return nil
+}

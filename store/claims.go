@@ -1,0 +1,205 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"switchboard/engine"
+)
+
+// ClaimPage claims due messages under a fresh lease, in three statements whatever the page
+// size, inside one writer batch:
+//
+//  1. select the metadata of due messages whose payload_bytes fit MaxBytes, in claim order
+//     (next_attempt_at, accepted_at, id), LIMIT MaxEntries, with the count of due messages
+//     larger than MaxBytes as one aggregate of the same statement;
+//  2. admit the prefix that fits MaxBytes, stopping at the first message that would overflow it
+//     (ByteBudgetCut), and move the admitted to sending with the lease token, the lease expiry
+//     now+leaseFor, sending_since now and attempt+1;
+//  3. load the admitted payloads in one statement and restore the order in memory.
+//
+// Oversized messages are counted in OversizedDue and never loaded; they stay queued. Expired
+// messages (expiresAt <= now) are never claimed. All messages of a page share one random
+// lease token; each claim's LeaseRef names its message. A cancelled ctx stops the claim only
+// before it starts: once claimed, the page is returned.
+func (s *Store) ClaimPage(ctx context.Context, now time.Time, limits engine.PageLimits, leaseFor time.Duration) (engine.Page, error) {
+	if limits.MaxEntries <= 0 || limits.MaxBytes <= 0 {
+		return engine.Page{}, fmt.Errorf("store: claim: page limits must be positive (entries %d, bytes %d)", limits.MaxEntries, limits.MaxBytes)
+	}
+	if leaseFor <= 0 {
+		return engine.Page{}, fmt.Errorf("store: claim: lease duration %v is not positive", leaseFor)
+	}
+	o := &claimOp{now: now, limits: limits, lease: engine.LeaseRef{Token: rand.Text(), ExpiresAt: now.Add(leaseFor)}}
+	if err := s.submitAndWait(ctx, o); err != nil {
+		return engine.Page{}, err
+	}
+	// Decoding happens here, in the caller's goroutine, not in the writer's.
+	for i := range o.page.Claims {
+		c := &o.page.Claims[i]
+		body := o.bodies[i]
+		if body == nil {
+			continue // erased payload: the engine sees an empty one
+		}
+		if err := json.Unmarshal(body, &c.Payload); err != nil {
+			return o.page, fmt.Errorf("store: claim: decode payload of %s: %w", c.Message.ID, err)
+		}
+	}
+	return o.page, nil
+}
+
+// claimOp is one ClaimPage on its way through the writer.
+type claimOp struct {
+	now    time.Time
+	limits engine.PageLimits
+	lease  engine.LeaseRef
+	page   engine.Page
+	bodies [][]byte // raw payloads, parallel to page.Claims
+}
+
+// claimRow is a due message with the oversized count of its page.
+type claimRow struct {
+	messageRow
+	Oversized int `db:"oversized"`
+}
+
+// payloadRow is one stored payload.
+type payloadRow struct {
+	MessageSeq int64  `db:"message_seq"`
+	Body       []byte `db:"body"`
+}
+
+func (o *claimOp) apply(b *batch) error {
+	return b.unit(func() error { return o.claimIn(b) })
+}
+
+func (o *claimOp) claimIn(b *batch) error {
+	q := &b.s.q.claim
+	now, maxBytes := ms(o.now), o.limits.MaxBytes
+	var rows []claimRow
+	if err := b.selectRows(&rows, q.dueSelect, maxBytes, now, now, now,
+		now, now, now, maxBytes, o.limits.MaxEntries); err != nil {
+		return fmt.Errorf("store: claim: select due: %w", err)
+	}
+	if len(rows) == 0 {
+		if err := b.get(&o.page.OversizedDue, q.oversizedCount, maxBytes, now, now, now); err != nil {
+			return fmt.Errorf("store: claim: count oversized: %w", err)
+		}
+		return nil
+	}
+	o.page.OversizedDue = rows[0].Oversized
+	admitted := 0
+	for _, r := range rows {
+		if o.page.Bytes+r.PayloadBytes > maxBytes {
+			o.page.ByteBudgetCut = true
+			break
+		}
+		o.page.Bytes += r.PayloadBytes
+		admitted++
+	}
+	rows = rows[:admitted]
+	ids := make([]string, len(rows))
+	seqs := make([]int64, len(rows))
+	for i := range rows {
+		ids[i], seqs[i] = rows[i].ID, rows[i].Seq
+	}
+	n, err := b.execIn(q.claimUpdate, o.lease.Token, ms(o.lease.ExpiresAt), now, now, ids)
+	if err != nil {
+		return fmt.Errorf("store: claim: lease: %w", err)
+	}
+	if n != int64(len(ids)) {
+		return fmt.Errorf("store: claim: leased %d of %d selected messages", n, len(ids))
+	}
+	var payloads []payloadRow
+	if err := b.selectIn(&payloads, q.loadPayloads, seqs); err != nil {
+		return fmt.Errorf("store: claim: load payloads: %w", err)
+	}
+	bySeq := make(map[int64][]byte, len(payloads))
+	for _, p := range payloads {
+		bySeq[p.MessageSeq] = p.Body
+	}
+	o.page.Claims = make([]engine.Claim, len(rows))
+	o.bodies = make([][]byte, len(rows))
+	for i := range rows {
+		r := &rows[i].messageRow
+		r.Dispatch = string(engine.DispatchSending)
+		r.Attempt++
+		r.UpdatedAt = now
+		r.LeaseToken.String, r.LeaseToken.Valid = o.lease.Token, true
+		r.LeaseExpiresAt.Int64, r.LeaseExpiresAt.Valid = ms(o.lease.ExpiresAt), true
+		r.SendingSince.Int64, r.SendingSince.Valid = now, true
+		lease := o.lease
+		lease.MessageID = r.ID
+		o.page.Claims[i] = engine.Claim{Message: r.message(), Lease: lease}
+		o.bodies[i] = bySeq[r.Seq]
+	}
+	return nil
+}
+
+// RenewLease moves the expiry of every lease still held to until. Leases that are gone (the
+// message was finished, recovered or claimed again) are left alone and make it return an
+// error wrapping engine.ErrLeaseLost; the others are renewed all the same.
+func (s *Store) RenewLease(ctx context.Context, leases []engine.LeaseRef, until time.Time) error {
+	if len(leases) == 0 {
+		return nil
+	}
+	o := &renewOp{leases: leases, until: until}
+	if err := s.submit(ctx, o); err != nil {
+		return err
+	}
+	if o.lost > 0 {
+		return fmt.Errorf("store: renew: %d of %d leases: %w", o.lost, len(leases), engine.ErrLeaseLost)
+	}
+	return nil
+}
+
+// renewOp is one RenewLease on its way through the writer.
+type renewOp struct {
+	leases []engine.LeaseRef
+	until  time.Time
+	lost   int
+}
+
+func (o *renewOp) apply(b *batch) error {
+	return b.unit(func() error {
+		o.lost = 0
+		for _, l := range o.leases {
+			n, err := b.execN(b.s.q.claim.renew, ms(o.until), l.MessageID, l.Token)
+			if err != nil {
+				return fmt.Errorf("store: renew lease of %s: %w", l.MessageID, err)
+			}
+			if n == 0 {
+				o.lost++
+			}
+		}
+		return nil
+	})
+}
+
+// LapsedLeases returns up to limit sending messages whose lease expired before now, oldest
+// lapse first, each with the token of that lease so that the engine can Finish it as
+// interrupted. It reads metadata only and changes nothing.
+func (s *Store) LapsedLeases(ctx context.Context, now time.Time, limit int) ([]engine.LapsedClaim, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	var rows []messageRow
+	if err := s.rdb.SelectContext(ctx, &rows, s.q.claim.lapsed, ms(now), limit); err != nil {
+		return nil, fmt.Errorf("store: lapsed leases: %w", err)
+	}
+	out := make([]engine.LapsedClaim, 0, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		if !r.LeaseToken.Valid || !r.LeaseExpiresAt.Valid {
+			return nil, errors.New("store: lapsed leases: a sending message has no lease")
+		}
+		out = append(out, engine.LapsedClaim{
+			Message: r.message(),
+			Lease:   engine.LeaseRef{MessageID: r.ID, Token: r.LeaseToken.String, ExpiresAt: fromMs(r.LeaseExpiresAt.Int64)},
+		})
+	}
+	return out, nil
+}

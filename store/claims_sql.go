@@ -1,0 +1,64 @@
+package store
+
+// SQL of claims and leases. A message is due when
+//
+//	dispatch = 'queued' AND next_attempt_at <= now AND (not_before IS NULL OR not_before <= now)
+//
+// and it has not expired (expires_at > now): an expired message is never claimed, it waits for
+// the expiry sweep. A unary + keeps the planner from using a column's other index, so that the
+// due select walks messages_due in claim order and the oversized count walks messages_size.
+
+// oversizedDueCount counts due messages larger than a byte budget (the first parameter).
+const oversizedDueCount = `SELECT count(*) FROM messages
+	WHERE dispatch = 'queued' AND payload_bytes > ? AND +next_attempt_at <= ?
+	AND (not_before IS NULL OR not_before <= ?) AND +expires_at > ?`
+
+type claimSQL struct {
+	dueSelect      string
+	oversizedCount string
+	claimUpdate    string
+	loadPayloads   string
+	renew          string
+	lapsed         string
+	finishAttempt  string
+	finishUpdate   string
+}
+
+func newClaimSQL(rebind func(string) string) claimSQL {
+	return claimSQL{
+		// Statement 1 of a claim: the due metadata that fits the budget, in claim order, with the
+		// oversized count as one aggregate evaluated once.
+		dueSelect: rebind(`SELECT ` + messageColumns + `, (` + oversizedDueCount + `) AS oversized
+			FROM messages
+			WHERE dispatch = 'queued' AND next_attempt_at <= ? AND (not_before IS NULL OR not_before <= ?)
+			AND +expires_at > ? AND +payload_bytes <= ?
+			ORDER BY next_attempt_at, accepted_at, id LIMIT ?`),
+		// Run instead of statement 2 when nothing is due within the budget.
+		oversizedCount: rebind(oversizedDueCount),
+		// Statement 2: the admitted prefix moves to sending under the page's lease token.
+		claimUpdate: `UPDATE messages SET dispatch = 'sending', lease_token = ?, lease_expires_at = ?,
+			sending_since = ?, attempt = attempt + 1, updated_at = ?
+			WHERE dispatch = 'queued' AND id IN (?)`,
+		// Statement 3: the admitted payloads, in any order (restored in memory).
+		loadPayloads: `SELECT message_seq, body FROM payloads WHERE message_seq IN (?)`,
+		renew: rebind(`UPDATE messages SET lease_expires_at = ?
+			WHERE id = ? AND dispatch = 'sending' AND lease_token = ?`),
+		lapsed: rebind(`SELECT ` + messageColumns + ` FROM messages
+			WHERE dispatch = 'sending' AND lease_expires_at < ?
+			ORDER BY lease_expires_at, id LIMIT ?`),
+		// Finish closes the in-progress attempt from the row itself, fenced by the lease token:
+		// with a stale token it inserts nothing.
+		finishAttempt: rebind(`INSERT INTO attempts (message_id, generation, attempt, provider,
+			outcome, started_at, finished_at, code, provider_ref)
+			SELECT id, generation, attempt, provider, ?, coalesce(sending_since, ?), ?, ?, ?
+			FROM messages WHERE id = ? AND dispatch = 'sending' AND lease_token = ?`),
+		// The transition the engine decided; reported_at moves when the report does.
+		finishUpdate: rebind(`UPDATE messages SET dispatch = ?, report = ?,
+			reported_at = CASE WHEN report <> ? AND ? IN ('sent', 'delivered', 'undelivered') THEN ? ELSE reported_at END,
+			next_attempt_at = coalesce(?, next_attempt_at), provider_attempts = ?, fallback_index = ?,
+			provider = coalesce(?, provider), provider_ref = coalesce(?, provider_ref),
+			dispatch_code = ?, final_at = ?, last_outcome_class = coalesce(?, last_outcome_class),
+			updated_at = ?, lease_token = NULL, lease_expires_at = NULL, sending_since = NULL
+			WHERE id = ? AND dispatch = 'sending' AND lease_token = ?`),
+	}
+}

@@ -1,0 +1,142 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"switchboard/engine"
+)
+
+// Config configures Open. Build it once from the runtime file and pass it down.
+type Config struct {
+	// Driver names the database engine. Only "sqlite" is implemented; "" means "sqlite".
+	Driver string
+	// Path is the SQLite database file. Open creates it only when Migrate is true.
+	Path string
+	// Synchronous is SQLite's synchronous setting: "NORMAL" (the default; with WAL a commit
+	// survives a crash of the process, and only a power loss may drop the last commits) or
+	// "FULL" (every commit is flushed to disk).
+	Synchronous string
+	// AuditKey is the HMAC-SHA256 key of the audit chain (the caller derives it from
+	// audit.keyRef). Required: at least 16 bytes.
+	AuditKey []byte
+	// Clock supplies the times the store writes on its own account (migrations, defaults).
+	// nil means engine.SystemClock.
+	Clock engine.Clock
+	// Migrate applies the embedded migrations that are missing. Without it, Open refuses a
+	// database that is not exactly at the latest version this binary knows.
+	Migrate bool
+	// Logger receives the store's diagnostics. nil discards them.
+	Logger *slog.Logger
+	// MaxPayloadBytes is the dispatcher's page byte budget, which Stats uses to count oversized
+	// due messages. 0 means 10 MiB (the runtime file's default).
+	MaxPayloadBytes int64
+	// BusyTimeout is how long a statement waits for a lock held by another process.
+	// 0 means 5 seconds.
+	BusyTimeout time.Duration
+	// ReadConnections bounds the read pool (Message, Stats, LapsedLeases, VerifyAudit). 0 means 4.
+	ReadConnections int
+}
+
+// DefaultMaxPayloadBytes is the page byte budget Stats assumes when Config.MaxPayloadBytes is 0.
+const DefaultMaxPayloadBytes int64 = 10 << 20
+
+// minAuditKeyBytes is the shortest audit key Open accepts.
+const minAuditKeyBytes = 16
+
+// ErrCgoDisabled is returned by Open for the sqlite driver in a binary built without cgo:
+// mattn/go-sqlite3 is a cgo package and its stub fails every connection.
+var ErrCgoDisabled = errors.New("store: the sqlite driver needs cgo, but this binary was built with CGO_ENABLED=0; rebuild with CGO_ENABLED=1 and a C compiler")
+
+// withDefaults returns cfg with defaults filled in, or an error naming the invalid member.
+func (cfg Config) withDefaults() (Config, error) {
+	if cfg.Driver == "" {
+		cfg.Driver = "sqlite"
+	}
+	if cfg.Driver != "sqlite" {
+		return cfg, fmt.Errorf("store: database driver %q is not supported (only sqlite)", cfg.Driver)
+	}
+	if !cgoEnabled {
+		return cfg, ErrCgoDisabled
+	}
+	if strings.TrimSpace(cfg.Path) == "" {
+		return cfg, errors.New("store: database path is empty")
+	}
+	if strings.Contains(cfg.Path, ":memory:") || strings.HasPrefix(cfg.Path, "file:") {
+		return cfg, fmt.Errorf("store: database path %q must name a file (WAL needs one)", cfg.Path)
+	}
+	switch strings.ToUpper(cfg.Synchronous) {
+	case "":
+		cfg.Synchronous = "NORMAL"
+	case "NORMAL", "FULL":
+		cfg.Synchronous = strings.ToUpper(cfg.Synchronous)
+	default:
+		return cfg, fmt.Errorf("store: synchronous %q is not NORMAL or FULL", cfg.Synchronous)
+	}
+	if len(cfg.AuditKey) < minAuditKeyBytes {
+		return cfg, fmt.Errorf("store: audit key has %d bytes, need at least %d", len(cfg.AuditKey), minAuditKeyBytes)
+	}
+	cfg.AuditKey = append([]byte(nil), cfg.AuditKey...)
+	if cfg.Clock == nil {
+		cfg.Clock = engine.SystemClock{}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.MaxPayloadBytes <= 0 {
+		cfg.MaxPayloadBytes = DefaultMaxPayloadBytes
+	}
+	if cfg.BusyTimeout <= 0 {
+		cfg.BusyTimeout = 5 * time.Second
+	}
+	if cfg.ReadConnections <= 0 {
+		cfg.ReadConnections = 4
+	}
+	return cfg, nil
+}
+
+// writeDSN is the data source of the single write connection: WAL, foreign keys, the chosen
+// synchronous level, and BEGIN IMMEDIATE so that a transaction takes the write lock at once
+// instead of failing to upgrade later. create allows SQLite to create the file.
+func (cfg Config) writeDSN(create bool) string {
+	p := cfg.commonParams()
+	p.Set("_journal_mode", "WAL")
+	p.Set("_synchronous", cfg.Synchronous)
+	p.Set("_txlock", "immediate")
+	p.Set("_cache_size", "-65536")
+	if create {
+		p.Set("mode", "rwc")
+	} else {
+		p.Set("mode", "rw")
+	}
+	return fileURI(cfg.Path) + "?" + p.Encode()
+}
+
+// readDSN is the data source of the read pool: query-only connections whose transactions
+// take a snapshot without locking out the writer (WAL).
+func (cfg Config) readDSN() string {
+	p := cfg.commonParams()
+	p.Set("_query_only", "1")
+	p.Set("_txlock", "deferred")
+	p.Set("mode", "rw")
+	return fileURI(cfg.Path) + "?" + p.Encode()
+}
+
+func (cfg Config) commonParams() url.Values {
+	p := url.Values{}
+	p.Set("_busy_timeout", strconv.FormatInt(cfg.BusyTimeout.Milliseconds(), 10))
+	p.Set("_foreign_keys", "1")
+	return p
+}
+
+// fileURI turns a path into an SQLite file: URI, escaping the characters a URI gives meaning to.
+func fileURI(path string) string {
+	r := strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23")
+	return "file:" + r.Replace(path)
+}

@@ -1,0 +1,162 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"switchboard/engine"
+)
+
+// Finish records the outcome of an attempt and applies the transition the engine decided, in
+// one unit of a writer batch, fenced by the lease: both statements are guarded by
+// id, dispatch = 'sending' and lease_token, so a stale worker's Finish changes nothing and
+// returns an error wrapping engine.ErrLeaseLost.
+//
+// It closes the attempt row (started at the claim, finished at FinishedAt, with Attempt as
+// outcome, Code and ProviderRef), sets the message's dispatch, report, next attempt time,
+// counters, provider, provider reference (kept when ProviderRef is empty), dispatch code and
+// final time (when the new dispatch is final), clears the lease, and writes f.Audit. When
+// ProviderRef is set, receipts that arrived for (provider, ProviderRef) before this Finish
+// are applied now, in arrival order, moving the report only forward.
+func (s *Store) Finish(ctx context.Context, f engine.Finish) error {
+	if f.Lease.MessageID == "" || f.Lease.Token == "" {
+		return errors.New("store: finish: lease has no message id or token")
+	}
+	if !slices.Contains(engine.DispatchStates(), f.Dispatch) || f.Dispatch == engine.DispatchSending {
+		return fmt.Errorf("store: finish %s: cannot move a message to dispatch %q", f.Lease.MessageID, f.Dispatch)
+	}
+	if f.Report != "" && !slices.Contains(engine.ReportStates(), f.Report) {
+		return fmt.Errorf("store: finish %s: unknown report %q", f.Lease.MessageID, f.Report)
+	}
+	if f.Attempt == "" || f.Attempt == engine.AttemptInProgress {
+		return fmt.Errorf("store: finish %s: attempt outcome %q does not close an attempt", f.Lease.MessageID, f.Attempt)
+	}
+	if f.FinishedAt.IsZero() {
+		f.FinishedAt = s.clock.Now()
+	}
+	if f.Audit.Event == "" {
+		f.Audit.Event = "attempt.finished"
+	}
+	if f.Audit.MessageID == "" {
+		f.Audit.MessageID = f.Lease.MessageID
+	}
+	if f.Audit.At.IsZero() {
+		f.Audit.At = f.FinishedAt
+	}
+	if f.Audit.Outcome == "" {
+		f.Audit.Outcome = string(f.Attempt)
+	}
+	return s.submit(ctx, &finishOp{f: f})
+}
+
+// finishOp is one Finish on its way through the writer.
+type finishOp struct{ f engine.Finish }
+
+func (o *finishOp) apply(b *batch) error {
+	return b.unit(func() error { return o.finishIn(b) })
+}
+
+func (o *finishOp) finishIn(b *batch) error {
+	f := &o.f
+	q := &b.s.q.claim
+	id, token, at := f.Lease.MessageID, f.Lease.Token, ms(f.FinishedAt)
+	n, err := b.execN(q.finishAttempt, string(f.Attempt), at, at, f.Code, f.ProviderRef, id, token)
+	if err != nil {
+		return fmt.Errorf("store: finish %s: close attempt: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
+	}
+	var final sql.NullInt64
+	if f.Dispatch.Final() {
+		final = sql.NullInt64{Int64: at, Valid: true}
+	}
+	report := nullString(string(f.Report))
+	n, err = b.execN(q.finishUpdate, string(f.Dispatch), report, report, report, at,
+		msOpt(f.NextAttemptAt), f.ProviderAttempts, f.FallbackIndex, nullString(f.Provider),
+		nullString(f.ProviderRef), f.DispatchCode, final, nullString(string(outcomeClass(f.Attempt))),
+		at, id, token)
+	if err != nil {
+		return fmt.Errorf("store: finish %s: update message: %w", id, err)
+	}
+	if n != 1 {
+		return fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
+	}
+	if err := b.audit(f.Audit); err != nil {
+		return fmt.Errorf("store: finish %s: %w", id, err)
+	}
+	if f.ProviderRef != "" {
+		if err := b.applyPendingReceipts(id, f.ProviderRef, f.FinishedAt); err != nil {
+			return fmt.Errorf("store: finish %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// outcomeClass is the outcome class an attempt outcome records on its message, or "" to keep
+// the last one (an expired attempt never reached a provider).
+func outcomeClass(a engine.AttemptOutcome) engine.OutcomeClass {
+	switch a {
+	case engine.AttemptAccepted:
+		return engine.OutcomeAccepted
+	case engine.AttemptTransient:
+		return engine.OutcomeTransient
+	case engine.AttemptPermanent:
+		return engine.OutcomePermanent
+	case engine.AttemptMaybeSent, engine.AttemptInterrupt:
+		return engine.OutcomeMaybeSent
+	}
+	return ""
+}
+
+// pendingReceipt is a kept receipt waiting for its reference.
+type pendingReceipt struct {
+	Report     string `db:"report"`
+	Code       string `db:"code"`
+	ReceivedAt int64  `db:"received_at"`
+}
+
+// applyPendingReceipts applies the kept receipts for the reference the message id now holds
+// (with its provider as it stands after the update), in arrival order, and marks them consumed.
+func (b *batch) applyPendingReceipts(id, ref string, at time.Time) error {
+	q := &b.s.q.receipt
+	var cur struct {
+		Provider string `db:"provider"`
+		Report   string `db:"report"`
+	}
+	if err := b.get(&cur, q.providerReport, id); err != nil {
+		return fmt.Errorf("read provider: %w", err)
+	}
+	var pending []pendingReceipt
+	if err := b.selectRows(&pending, q.pending, cur.Provider, ref); err != nil {
+		return fmt.Errorf("read kept receipts: %w", err)
+	}
+	if len(pending) == 0 {
+		return nil
+	}
+	report, changed := engine.Report(cur.Report), false
+	var reportedAt int64
+	for _, p := range pending {
+		next := engine.Report(p.Report)
+		if !report.Advances(next) {
+			continue
+		}
+		report, changed, reportedAt = next, true, p.ReceivedAt
+		if err := b.audit(receiptAudit(cur.Provider, id, next, p.Code, at)); err != nil {
+			return err
+		}
+	}
+	if changed {
+		if err := b.execCached(q.applyReport, string(report), reportedAt, ms(at), id); err != nil {
+			return fmt.Errorf("apply kept receipts: %w", err)
+		}
+	}
+	if err := b.execCached(q.markApplied, ms(at), cur.Provider, ref); err != nil {
+		return fmt.Errorf("consume kept receipts: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package store
+
+import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"switchboard/engine"
+)
+
+var internalKey = []byte("0123456789abcdef0123456789abcdef")
+
+func openInternal(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "s.db"), AuditKey: internalKey, Migrate: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// TestQueryPlans checks that the hot statements walk the intended index and never sort.
+func TestQueryPlans(t *testing.T) {
+	t.Parallel()
+	s := openInternal(t)
+	cases := []struct {
+		name, query string
+		args        []any
+		index       string
+	}{
+		{"due select", s.q.claim.dueSelect, []any{1, 1, 1, 1, 1, 1, 1, 1, 1}, "messages_due"},
+		{"oversized count", s.q.claim.oversizedCount, []any{1, 1, 1, 1}, "messages_size"},
+		{"lapsed leases", s.q.claim.lapsed, []any{1, 1}, "messages_lease"},
+		{"expiry sweep", s.q.msg.expireSelect, []any{1, 1}, "messages_expiry"},
+		{"stats counts", s.q.msg.statsCounts, nil, "messages_size"},
+		{"stats oldest", s.q.msg.statsOldest, []any{1, 1, 1}, "messages_due"},
+		{"receipt match", s.q.receipt.match, []any{"p", "r"}, "messages_provider_ref"},
+		{"kept receipts", s.q.receipt.pending, []any{"p", "r"}, "receipts_pending"},
+	}
+	for _, c := range cases {
+		var rows []struct {
+			ID     int    `db:"id"`
+			Parent int    `db:"parent"`
+			NotUse int    `db:"notused"`
+			Detail string `db:"detail"`
+		}
+		if err := s.rdb.Select(&rows, "EXPLAIN QUERY PLAN "+c.query, c.args...); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var plan []string
+		for _, r := range rows {
+			plan = append(plan, r.Detail)
+		}
+		all := strings.Join(plan, "; ")
+		if !strings.Contains(all, c.index) || strings.Contains(all, "TEMP B-TREE") || (strings.Contains(all, "SCAN") && !strings.Contains(all, "COVERING INDEX")) {
+			t.Errorf("%s: plan %q, want %s without sorting or a scan of the table", c.name, all, c.index)
+		}
+	}
+}
+
+// TestGroupCommit holds the database's write lock from another connection while requests
+// queue up, and checks that the writer then commits them together.
+func TestGroupCommit(t *testing.T) {
+	t.Parallel()
+	s := openInternal(t)
+	raw, err := sqlx.Open("sqlite3", s.cfg.writeDSN(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	lock, err := raw.Beginx() // BEGIN IMMEDIATE: the writer's BEGIN now waits
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	const callers = 40
+	var wg sync.WaitGroup
+	errs := make(chan error, callers)
+	for i := range callers {
+		wg.Go(func() {
+			a := engine.Acceptance{
+				Message: engine.Message{ID: "m-" + string(rune('A'+i)), AcceptedAt: now, ExpiresAt: now.Add(time.Hour)},
+				Audit:   engine.AuditEntry{Event: "message.accepted"},
+			}
+			errs <- s.Accept(context.Background(), []engine.Acceptance{a})[0].Err
+		})
+	}
+	// The first batch is inside the writer, blocked at BEGIN; wait until the others are queued.
+	deadline := time.Now().Add(10 * time.Second)
+	for s.handled.Load()+int64(len(s.requests)) < callers {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d requests queued", len(s.requests))
+		}
+		runtime.Gosched()
+	}
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The batch that waited at BEGIN, and one for everything that queued meanwhile.
+	if st := s.WriterStats(); st.Requests != callers || st.Batches > 2 {
+		t.Fatalf("writer stats %+v, want %d requests in at most 2 batches", st, callers)
+	}
+}
+
+func TestMigrationsInOrder(t *testing.T) {
+	t.Parallel()
+	fsys := fstest.MapFS{
+		"m/0001_init.sql":  {Data: []byte(`CREATE TABLE a (x INTEGER);`)},
+		"m/0002_more.sql":  {Data: []byte(`CREATE TABLE b (y INTEGER); INSERT INTO b VALUES (1);`)},
+		"m/README.txt":     {Data: []byte(`ignored`)},
+		"gap/0001_a.sql":   {Data: []byte(`SELECT 1;`)},
+		"gap/0003_c.sql":   {Data: []byte(`SELECT 1;`)},
+		"badname/init.sql": {Data: []byte(`SELECT 1;`)},
+	}
+	for _, dir := range []string{"gap", "badname"} {
+		if _, err := loadMigrations(fsys, dir); err == nil {
+			t.Errorf("loadMigrations(%s) accepted a bad set", dir)
+		}
+	}
+	list, err := loadMigrations(fsys, "m")
+	if err != nil || len(list) != 2 {
+		t.Fatalf("loadMigrations = %v, %v", list, err)
+	}
+	db, err := sqlx.Open("sqlite3", "file:"+filepath.Join(t.TempDir(), "m.db")+"?mode=rwc&_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	q := newSQLiteQueries(db.Rebind)
+	ctx := context.Background()
+	now := time.Unix(1, 0)
+	if err := migrate(ctx, db, q, list[:1], now); err != nil {
+		t.Fatal(err)
+	}
+	v, err := schemaVersion(ctx, db, q)
+	if err != nil || v != 1 {
+		t.Fatalf("version %d, %v", v, err)
+	}
+	if err := checkVersion(v, 2); err == nil || !strings.Contains(err.Error(), "version 1, need 2") {
+		t.Fatalf("checkVersion(older) = %v", err)
+	}
+	for range 2 { // the second run applies nothing
+		if err := migrate(ctx, db, q, list, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows int
+	if err := db.Get(&rows, `SELECT count(*) FROM b`); err != nil || rows != 1 {
+		t.Fatalf("0002 applied %d times, %v", rows, err)
+	}
+	if v, _ := schemaVersion(ctx, db, q); v != 2 {
+		t.Fatalf("version %d after migrating, want 2", v)
+	}
+}
+
+func TestCanonicalAuditEncoding(t *testing.T) {
+	t.Parallel()
+	r := auditRecord{writer: "w", seq: 2, at: 1700000000000, event: "message.accepted",
+		actor: "a\"b\\c\n", messageID: "m-1", outcome: "queued é"}
+	want := `["switchboard.audit.v1","w",2,1700000000000,"message.accepted","a\"b\\c\u000a","m-1","queued é"]`
+	if got := string(r.canonical()); got != want {
+		t.Fatalf("canonical = %s\nwant        %s", got, want)
+	}
+}

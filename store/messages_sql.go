@@ -1,0 +1,66 @@
+package store
+
+// SQL of the messages aggregate: messages, payloads and attempts. Statements are written with
+// ? placeholders and rebound for the dialect once, at Open.
+
+// messageColumns are the metadata columns a messageRow scans; never the payload.
+const messageColumns = `seq, id, dispatch, report, reported_at, channel, sender_profile, provider,
+	provider_ref, recipient_kind, template_id, template_version, locale, correlation_id,
+	access_profile, caller, accepted_at, not_before, expires_at, updated_at, next_attempt_at,
+	generation, attempt, provider_attempts, fallback_index, payload_bytes, final_at,
+	payload_erased_at, dispatch_code, idempotency_key, last_outcome_class, lease_token,
+	lease_expires_at, sending_since`
+
+// attemptColumns are the columns an attemptRow scans.
+const attemptColumns = `generation, attempt, provider, outcome, started_at, finished_at, code, provider_ref`
+
+type messageSQL struct {
+	insert        string
+	insertPayload string
+	byID          string
+	attempts      string
+	dispatchOf    string
+	cancel        string
+	expireSelect  string
+	expireUpdate  string
+	expireAttempt string
+	statsCounts   string
+	statsOldest   string
+	statsOversize string
+}
+
+func newMessageSQL(rebind func(string) string) messageSQL {
+	return messageSQL{
+		insert: rebind(`INSERT INTO messages (id, dispatch, report, reported_at, channel,
+			sender_profile, provider, provider_ref, recipient_kind, template_id, template_version,
+			locale, correlation_id, access_profile, caller, accepted_at, not_before, expires_at,
+			updated_at, next_attempt_at, generation, attempt, provider_attempts, fallback_index,
+			payload_bytes, final_at, dispatch_code, idempotency_key, last_outcome_class)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+		insertPayload: rebind(`INSERT INTO payloads (message_seq, body) VALUES (?, ?)`),
+		byID:          rebind(`SELECT ` + messageColumns + ` FROM messages WHERE id = ?`),
+		attempts: rebind(`SELECT ` + attemptColumns + ` FROM attempts WHERE message_id = ?
+			ORDER BY generation, attempt`),
+		dispatchOf: rebind(`SELECT dispatch FROM messages WHERE id = ?`),
+		cancel: rebind(`UPDATE messages SET dispatch = 'cancelled', final_at = ?, updated_at = ?
+			WHERE id = ? AND dispatch = 'queued'`),
+		// The expiry sweep: queued messages past expires_at, oldest expiry first.
+		expireSelect: rebind(`SELECT id FROM messages WHERE dispatch = 'queued' AND expires_at <= ?
+			ORDER BY expires_at LIMIT ?`),
+		expireUpdate: `UPDATE messages SET dispatch = 'expired', attempt = attempt + 1,
+			final_at = ?, updated_at = ? WHERE dispatch = 'queued' AND id IN (?)`,
+		expireAttempt: `INSERT INTO attempts (message_id, generation, attempt, provider, outcome,
+			started_at, finished_at, code, provider_ref)
+			SELECT id, generation, attempt, provider, 'expired', ?, ?, 'expired', ''
+			FROM messages WHERE dispatch = 'expired' AND id IN (?)`,
+		// Counts and bytes per dispatch, read from the narrow messages_size index.
+		statsCounts: rebind(`SELECT dispatch, count(*) AS n, coalesce(sum(payload_bytes), 0) AS bytes
+			FROM messages GROUP BY dispatch`),
+		// The first due message in claim order.
+		statsOldest: rebind(`SELECT next_attempt_at, not_before FROM messages
+			WHERE dispatch = 'queued' AND next_attempt_at <= ? AND (not_before IS NULL OR not_before <= ?)
+			AND expires_at > ?
+			ORDER BY next_attempt_at, accepted_at, id LIMIT 1`),
+		statsOversize: rebind(oversizedDueCount),
+	}
+}

@@ -1,0 +1,213 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"hash"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/mattn/go-sqlite3" // registers the "sqlite3" database/sql driver
+
+	"switchboard/engine"
+)
+
+// Store is the durable store over SQLite. It implements engine.Store; every method is safe for
+// concurrent use. Writes go through one writer goroutine that groups concurrent requests into
+// shared transactions (group commit); reads use a separate pool of query-only connections.
+type Store struct {
+	cfg     Config
+	log     *slog.Logger
+	clock   engine.Clock
+	q       *queries
+	wdb     *sqlx.DB // one connection, used by Open and then only by the writer
+	rdb     *sqlx.DB // the read pool
+	cdb     *sqlx.DB // the checkpointer's connection
+	version int      // the schema version this binary expects
+
+	// Owned by the writer goroutine after Open.
+	wconn           *sqlx.Conn
+	stmts           map[string]*sqlx.Stmt
+	chain           chainState
+	mac             hash.Hash // the audit key's HMAC
+	sinceCheckpoint int
+	writerID        string
+	startedAt       int64
+
+	batches atomic.Int64 // transactions the writer committed or rolled back
+	handled atomic.Int64 // requests those transactions carried
+
+	requests         chan *request
+	stopping         chan struct{}
+	writerDone       chan struct{}
+	checkpointPoke   chan struct{}
+	checkpointerDone chan struct{}
+	closeOnce        sync.Once
+	closeErr         error
+}
+
+// Open opens the database at cfg.Path, confirms WAL, applies the embedded migrations when
+// cfg.Migrate is set, and starts the group-commit writer. Without cfg.Migrate it refuses a
+// database that does not exist or is not at the latest schema version (ErrNotMigrated), so
+// that a command line tool never works on a half-built schema. In a binary built without cgo
+// it returns ErrCgoDisabled. The caller must Close the Store.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	list, err := loadMigrations(sqliteMigrations, "migrations/sqlite")
+	if err != nil {
+		return nil, err
+	}
+	s := &Store{
+		cfg:        cfg,
+		log:        cfg.Logger,
+		clock:      cfg.Clock,
+		version:    len(list),
+		stmts:      make(map[string]*sqlx.Stmt),
+		writerID:   rand.Text(),
+		mac:        newMAC(cfg.AuditKey),
+		startedAt:  ms(cfg.Clock.Now()),
+		requests:   make(chan *request, maxBatch),
+		stopping:   make(chan struct{}),
+		writerDone: make(chan struct{}),
+
+		checkpointPoke:   make(chan struct{}, 1),
+		checkpointerDone: make(chan struct{}),
+	}
+	if err := s.openDatabases(ctx, list); err != nil {
+		s.closeDatabases()
+		return nil, err
+	}
+	go s.runWriter()
+	go s.runCheckpointer()
+	return s, nil
+}
+
+// openDatabases opens the write connection and the read pool and checks the schema.
+func (s *Store) openDatabases(ctx context.Context, list []migration) error {
+	wdb, err := sqlx.Open("sqlite3", s.cfg.writeDSN(s.cfg.Migrate))
+	if err != nil {
+		return fmt.Errorf("store: open %s: %w", s.cfg.Path, err)
+	}
+	s.wdb = wdb
+	// SQLite has one writer: a second write connection would only wait for the lock.
+	wdb.SetMaxOpenConns(1)
+	wdb.SetMaxIdleConns(1)
+	wdb.SetConnMaxLifetime(0)
+	wdb.SetConnMaxIdleTime(0)
+	if err := wdb.PingContext(ctx); err != nil {
+		if !s.cfg.Migrate {
+			return fmt.Errorf("store: open %s (it must exist and be migrated): %w", s.cfg.Path, err)
+		}
+		return fmt.Errorf("store: open %s: %w", s.cfg.Path, err)
+	}
+	var mode string
+	if err := wdb.GetContext(ctx, &mode, `PRAGMA journal_mode`); err != nil {
+		return fmt.Errorf("store: read journal mode: %w", err)
+	}
+	if !strings.EqualFold(mode, "wal") {
+		return fmt.Errorf("store: %s is in journal mode %q, not WAL (is it on a file system without shared memory?)", s.cfg.Path, mode)
+	}
+	s.q = newSQLiteQueries(wdb.Rebind)
+	if s.cfg.Migrate {
+		if err := migrate(ctx, wdb, s.q, list, s.clock.Now()); err != nil {
+			return err
+		}
+	}
+	have, err := schemaVersion(ctx, wdb, s.q)
+	if err != nil {
+		return err
+	}
+	if err := checkVersion(have, s.version); err != nil {
+		return fmt.Errorf("store: %s: %w", s.cfg.Path, err)
+	}
+	rdb, err := sqlx.Open("sqlite3", s.cfg.readDSN())
+	if err != nil {
+		return fmt.Errorf("store: open read pool: %w", err)
+	}
+	s.rdb = rdb
+	rdb.SetMaxOpenConns(s.cfg.ReadConnections)
+	rdb.SetMaxIdleConns(s.cfg.ReadConnections)
+	if err := rdb.PingContext(ctx); err != nil {
+		return fmt.Errorf("store: open read pool: %w", err)
+	}
+	wconn, err := wdb.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("store: take write connection: %w", err)
+	}
+	s.wconn = wconn
+	return s.openCheckpointer(ctx)
+}
+
+// Close stops the writer, answering requests still queued with engine.ErrStoreClosed (a
+// batch already running completes), and closes the database. It is safe to call more than once.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.stopping)
+		<-s.writerDone
+		<-s.checkpointerDone
+		s.closeErr = s.closeDatabases()
+	})
+	return s.closeErr
+}
+
+func (s *Store) closeDatabases() error {
+	var errs []error
+	for _, st := range s.stmts {
+		errs = append(errs, st.Close())
+	}
+	if s.wconn != nil {
+		errs = append(errs, s.wconn.Close())
+	}
+	if s.rdb != nil {
+		errs = append(errs, s.rdb.Close())
+	}
+	if s.cdb != nil {
+		errs = append(errs, s.cdb.Close())
+	}
+	if s.wdb != nil {
+		errs = append(errs, s.wdb.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("store: close: %w", err)
+	}
+	return nil
+}
+
+// Ready returns nil when the database answers and is at the schema version this binary
+// expects; engine.ErrStoreClosed after Close.
+func (s *Store) Ready(ctx context.Context) error {
+	select {
+	case <-s.stopping:
+		return engine.ErrStoreClosed
+	default:
+	}
+	have, err := schemaVersion(ctx, s.rdb, s.q)
+	if err != nil {
+		return err
+	}
+	return checkVersion(have, s.version)
+}
+
+// WriterStats counts the group-commit writer's work since Open.
+type WriterStats struct {
+	Batches  int64 // transactions run
+	Requests int64 // requests they carried; Requests/Batches is the mean batch size
+}
+
+// WriterStats reports how much the writer batched so far.
+func (s *Store) WriterStats() WriterStats {
+	return WriterStats{Batches: s.batches.Load(), Requests: s.handled.Load()}
+}
+
+// WriterID is this instance's audit writer id: its chain in the journal.
+func (s *Store) WriterID() string { return s.writerID }
+
+var _ engine.Store = (*Store)(nil)

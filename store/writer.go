@@ -1,0 +1,185 @@
+package store
+
+import (
+	"context"
+	"runtime"
+	"fmt"
+
+	"switchboard/engine"
+)
+
+// Group commit. One goroutine (runWriter) owns the only write connection. It takes the first
+// waiting request, drains whatever else is already waiting (up to maxBatch), runs them all in
+// one transaction, commits once and answers each caller on its own channel. It never waits to
+// fill a batch: under load batches grow by themselves, because requests queue up while the
+// previous commit runs.
+
+// maxBatch bounds how many requests share one transaction.
+const maxBatch = 256
+
+// op is one request to the writer.
+type op interface {
+	// apply does the op's writes inside the batch transaction and returns the op's own error
+	// (ErrLeaseLost, ErrNotFound, …). It isolates its writes with b.unit, so that a failure
+	// undoes only its own changes; ops with several independent items (Accept) use one unit per
+	// item, record per-item results themselves and return nil.
+	apply(b *batch) error
+}
+
+// request carries an op to the writer and its answer back.
+type request struct {
+	ctx  context.Context
+	op   op
+	done chan error // buffered: the writer never blocks on a caller that went away
+}
+
+// submit hands o to the writer and waits for its answer: o's own error, the batch's commit
+// error, ctx's error, or engine.ErrStoreClosed. When ctx ends after the writer took the
+// request, the op may still commit; the caller just stops waiting.
+func (s *Store) submit(ctx context.Context, o op) error { return s.send(ctx, o, true) }
+
+// submitAndWait is submit for ops whose result must not be lost once they ran (a claim that
+// nobody receives would strand its messages in sending): ctx can stop the request only before
+// the writer starts it. The wait is bounded by one batch.
+func (s *Store) submitAndWait(ctx context.Context, o op) error { return s.send(ctx, o, false) }
+
+func (s *Store) send(ctx context.Context, o op, detach bool) error {
+	select {
+	case <-s.stopping:
+		return engine.ErrStoreClosed
+	default:
+	}
+	r := &request{ctx: ctx, op: o, done: make(chan error, 1)}
+	select {
+	case s.requests <- r:
+	case <-s.stopping:
+		return engine.ErrStoreClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-r.done:
+		return err
+	case <-s.writerDone:
+		// The writer answers every request it took before it exits; one that is still
+		// unanswered was left in the queue after the last drain.
+		select {
+		case err := <-r.done:
+			return err
+		default:
+			return engine.ErrStoreClosed
+		}
+	case <-r.ctxDone(detach):
+		return ctx.Err()
+	}
+}
+
+// ctxDone is the request's context's Done channel, or nil (never ready) when the caller must
+// wait for the answer.
+func (r *request) ctxDone(detach bool) <-chan struct{} {
+	if !detach {
+		return nil
+	}
+	return r.ctx.Done()
+}
+
+// runWriter is the writer goroutine: it runs until Close and then refuses what is queued.
+func (s *Store) runWriter() {
+	defer close(s.writerDone)
+	reqs := make([]*request, 0, maxBatch)
+	for {
+		var first *request
+		select {
+		case first = <-s.requests:
+		case <-s.stopping:
+			s.refuseQueued()
+			return
+		}
+		reqs = append(reqs[:0], first)
+		// Let callers that are ready to run hand in their requests before the batch closes.
+		// This is a yield, not a wait: with nothing else runnable it returns at once.
+		runtime.Gosched()
+	drain:
+		for len(reqs) < maxBatch {
+			select {
+			case r := <-s.requests:
+				reqs = append(reqs, r)
+			default:
+				break drain
+			}
+		}
+		s.runBatch(reqs)
+		clear(reqs)
+	}
+}
+
+// refuseQueued answers every request still queued with ErrStoreClosed.
+func (s *Store) refuseQueued() {
+	for {
+		select {
+		case r := <-s.requests:
+			r.done <- engine.ErrStoreClosed
+		default:
+			return
+		}
+	}
+}
+
+// runBatch runs reqs in one transaction and answers them.
+func (s *Store) runBatch(reqs []*request) {
+	s.batches.Add(1)
+	s.handled.Add(int64(len(reqs)))
+	errs := make([]error, len(reqs))
+	b, err := s.begin()
+	if err != nil {
+		for _, r := range reqs {
+			r.done <- err
+		}
+		return
+	}
+	for i, r := range reqs {
+		if err := r.ctx.Err(); err != nil {
+			errs[i] = err // the caller stopped waiting before its turn: do nothing
+			continue
+		}
+		errs[i] = r.op.apply(b)
+	}
+	if err := b.finish(); err != nil {
+		s.log.Error("store: batch transaction failed", "requests", len(reqs), "err", err)
+		for _, r := range reqs {
+			r.done <- err
+		}
+		return
+	}
+	for i, r := range reqs {
+		r.done <- errs[i]
+	}
+}
+
+// unit runs fn inside a savepoint of the batch: when fn fails, its writes and its audit
+// records are undone and the rest of the batch goes on. A failure of the savepoint machinery
+// itself poisons the batch, which is then rolled back whole.
+func (b *batch) unit(fn func() error) error {
+	if b.poison != nil {
+		return b.poison
+	}
+	if err := b.execCached(b.s.q.savepoint); err != nil {
+		b.poison = fmt.Errorf("store: savepoint: %w", err)
+		return b.poison
+	}
+	mark := b.chain
+	if err := fn(); err != nil {
+		b.chain = mark
+		if rerr := b.execCached(b.s.q.rollbackTo); rerr != nil {
+			b.poison = fmt.Errorf("store: rollback to savepoint: %w", rerr)
+		} else if rerr := b.execCached(b.s.q.release); rerr != nil {
+			b.poison = fmt.Errorf("store: release savepoint: %w", rerr)
+		}
+		return err
+	}
+	if err := b.execCached(b.s.q.release); err != nil {
+		b.poison = fmt.Errorf("store: release savepoint: %w", err)
+		return b.poison
+	}
+	return nil
+}
