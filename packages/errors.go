@@ -127,7 +127,7 @@ type RenderError struct {
 }
 
 // Code returns one of template.locale-unavailable, template.render-refused, content.too-large,
-// content.too-many-segments or content.invalid.
+// or content.too-many-segments.
 func (e *RenderError) Code() string { return e.code }
 
 // Error returns the caller-safe message (Code gives the code), ready for a problem's detail.

@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"math"
+	"reflect"
 	"strconv"
 
 	"github.com/dop251/goja"
@@ -251,7 +252,7 @@ func (w *jsonWriter) room(n int) bool {
 // allocates more and was slower.)
 func (sb *sandbox) serializeOutput(call goja.FunctionCall) goja.Value {
 	v := call.Argument(0)
-	if obj, ok := v.(*goja.Object); ok && obj.ClassName() == "Promise" {
+	if obj, ok := v.(*goja.Object); ok && obj.ExportType() == promiseType {
 		sb.throwType("the result is a Promise: entry points must return their answer synchronously")
 	}
 	w := jsonWriter{sb: sb, what: "result", buf: sb.out[:0], limit: sb.outLimit, stack: sb.outStack[:0]}
@@ -261,6 +262,9 @@ func (sb *sandbox) serializeOutput(call goja.FunctionCall) goja.Value {
 	sb.out, sb.outStack = w.buf, w.stack[:0]
 	return goja.Undefined()
 }
+
+// promiseType is what a Promise exports as.
+var promiseType = reflect.TypeFor[*goja.Promise]()
 
 // jsonStringify is the script-visible JSON.stringify, capped at Limits.StringBytes.
 func (sb *sandbox) jsonStringify(call goja.FunctionCall) goja.Value {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -113,11 +114,12 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	sb, err := newSandbox(context.Background(), p)
 	if err != nil {
 		var scriptErr *Error
+		var notFunction *notFunctionError
 		switch {
 		case errors.As(err, &scriptErr):
 			return nil, invalid("top-level code: %s: %s", scriptErr.Class, scriptErr.Message)
-		case errors.Is(err, ErrInvalidScript):
-			return nil, fmt.Errorf("%s: %w", name, err)
+		case errors.As(err, &notFunction):
+			return nil, invalid("%v", notFunction)
 		}
 		return nil, err
 	}
@@ -126,14 +128,14 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	for _, entry := range declared {
 		_, ok := sb.entries[entry]
 		p.defined[entry] = ok
-		if !ok && contains(o.Required, entry) {
+		if !ok && slices.Contains(o.Required, entry) {
 			missing = append(missing, entry)
 		}
 	}
 	if len(missing) > 0 {
 		return nil, invalid("required entry point(s) not defined as functions: %s", strings.Join(missing, ", "))
 	}
-	p.release(sb, true)
+	p.pool.put(sb)
 	return p, nil
 }
 
@@ -154,7 +156,7 @@ func entryNames(required, optional []string) ([]string, error) {
 		if !isIdentifier(name) {
 			return nil, fmt.Errorf("entry point %q is not a JavaScript identifier", name)
 		}
-		if contains(all[:i], name) {
+		if slices.Contains(all[:i], name) {
 			return nil, fmt.Errorf("entry point %q is declared twice", name)
 		}
 	}
@@ -173,16 +175,6 @@ func isIdentifier(s string) bool {
 		}
 	}
 	return true
-}
-
-// contains reports whether list holds s.
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // resolverSource is a program that answers, for each entry point, the function the script

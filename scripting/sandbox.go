@@ -145,10 +145,17 @@ func (sb *sandbox) resolveEntries(resolved goja.Value) error {
 			continue
 		}
 		if kind := v.String(); kind != "undefined" {
-			return fmt.Errorf("%w: %s is a %s, not a function", ErrInvalidScript, name, kind)
+			return &notFunctionError{entry: name, kind: kind}
 		}
 	}
 	return nil
+}
+
+// notFunctionError reports an entry point bound to something other than a function.
+type notFunctionError struct{ entry, kind string }
+
+func (e *notFunctionError) Error() string {
+	return "entry point " + e.entry + " is a " + e.kind + ", not a function"
 }
 
 // begin resets the per-call state.

@@ -13,9 +13,9 @@ import (
 // journal opens a store and writes n audited acceptances, one per batch.
 func journal(t *testing.T, n int) *store.Store {
 	t.Helper()
-	s := openTemp(t, enginetest.NewFakeClock(storetest.Epoch))
+	s := openTemp(t, enginetest.NewFakeClock(storetest.Epoch()))
 	for i := 1; i <= n; i++ {
-		mustAccept(t, s, fmt.Sprintf("m-%02d", i), storetest.Epoch)
+		mustAccept(t, s, fmt.Sprintf("m-%02d", i), storetest.Epoch())
 	}
 	return s
 }
@@ -79,7 +79,7 @@ func TestVerifyAuditWalksEveryWriter(t *testing.T) {
 	t.Parallel()
 	first := journal(t, 3)
 	second := openAt(t, first.Path(), nil)
-	mustAccept(t, second, "m-second", storetest.Epoch)
+	mustAccept(t, second, "m-second", storetest.Epoch())
 	if rep := verify(t, second); !rep.OK() || rep.Writers != 2 || rep.Records != 4 {
 		t.Fatalf("two intact chains: %+v", rep)
 	}

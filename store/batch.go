@@ -14,7 +14,7 @@ type batch struct {
 	ctx    context.Context
 	now    time.Time  // the clock when the batch began, for defaults
 	chain  chainState // the audit chain as this batch advances it
-	daily  map[dailyKey]int64
+	daily  map[dailyKey]*dailyCount
 	poison error // a failure that dooms the whole transaction
 }
 
@@ -22,6 +22,11 @@ type batch struct {
 type dailyKey struct {
 	profile string
 	day     string
+}
+
+// dailyCount is a daily counter as the batch found it and as it leaves it.
+type dailyCount struct {
+	stored, now int64
 }
 
 // begin opens a batch transaction on the write connection.
@@ -150,8 +155,8 @@ func (b *batch) selectIn(dest any, query string, args ...any) error {
 // dailyCount returns the acceptances counted so far for k, reading the stored count on first use
 // in this batch.
 func (b *batch) dailyCount(k dailyKey) (int64, error) {
-	if n, ok := b.daily[k]; ok {
-		return n, nil
+	if c, ok := b.daily[k]; ok {
+		return c.now, nil
 	}
 	var n int64
 	err := b.get(&n, b.s.q.accept.dailyCount, k.profile, k.day)
@@ -159,19 +164,22 @@ func (b *batch) dailyCount(k dailyKey) (int64, error) {
 		return 0, fmt.Errorf("store: read daily count: %w", err)
 	}
 	if b.daily == nil {
-		b.daily = make(map[dailyKey]int64)
+		b.daily = make(map[dailyKey]*dailyCount)
 	}
-	b.daily[k] = n
+	b.daily[k] = &dailyCount{stored: n, now: n}
 	return n, nil
 }
 
 // countDaily adds one acceptance to k; dailyCount must have been called for k first.
-func (b *batch) countDaily(k dailyKey) { b.daily[k]++ }
+func (b *batch) countDaily(k dailyKey) { b.daily[k].now++ }
 
-// flushDaily writes the batch's daily counts, one statement per profile and day touched.
+// flushDaily writes the counts the batch changed, one statement per profile and day.
 func (b *batch) flushDaily() error {
-	for k, n := range b.daily {
-		if err := b.execCached(b.s.q.accept.dailyUpsert, k.profile, k.day, n); err != nil {
+	for k, c := range b.daily {
+		if c.now == c.stored {
+			continue
+		}
+		if err := b.execCached(b.s.q.accept.dailyUpsert, k.profile, k.day, c.now); err != nil {
 			return fmt.Errorf("store: write daily count: %w", err)
 		}
 	}

@@ -23,13 +23,14 @@ const checkpointIdle = time.Second
 // openCheckpointer opens the checkpointer's connection and turns the writer's automatic
 // checkpoints off.
 func (s *Store) openCheckpointer(ctx context.Context) error {
-	cdb, err := sqlx.Open("sqlite3", s.cfg.readDSN())
+	cdb, err := sqlx.Open("sqlite3", s.cfg.checkpointDSN())
 	if err != nil {
 		return fmt.Errorf("store: open checkpointer: %w", err)
 	}
 	s.cdb = cdb
 	cdb.SetMaxOpenConns(1)
-	if _, err := cdb.ExecContext(ctx, `PRAGMA query_only = 0`); err != nil {
+	cdb.SetMaxIdleConns(1)
+	if err := cdb.PingContext(ctx); err != nil {
 		return fmt.Errorf("store: open checkpointer: %w", err)
 	}
 	if _, err := s.wconn.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {

@@ -37,17 +37,21 @@ func (s *Store) ClaimPage(ctx context.Context, now time.Time, limits engine.Page
 	if err := s.submitAndWait(ctx, o); err != nil {
 		return engine.Page{}, err
 	}
-	// Decoding happens here, in the caller's goroutine, not in the writer's.
-	for i := range o.page.Claims {
-		c := &o.page.Claims[i]
-		body := o.bodies[i]
-		if body == nil {
-			continue // erased payload: the engine sees an empty one
+	// Decoding happens here, in the caller's goroutine, not in the writer's. A payload that
+	// does not decode (a damaged row) leaves the page: its lease lapses and recovery holds the
+	// message for an operator, while the rest of the page goes out.
+	claims := o.page.Claims[:0]
+	for i, c := range o.page.Claims {
+		if body := o.bodies[i]; body != nil { // nil: erased, the engine sees an empty payload
+			if err := json.Unmarshal(body, &c.Payload); err != nil {
+				s.log.Error("store: claim: payload does not decode; left to lapse", "message", c.Message.ID, "err", err)
+				o.page.Bytes -= c.Message.PayloadBytes
+				continue
+			}
 		}
-		if err := json.Unmarshal(body, &c.Payload); err != nil {
-			return o.page, fmt.Errorf("store: claim: decode payload of %s: %w", c.Message.ID, err)
-		}
+		claims = append(claims, c)
 	}
+	o.page.Claims = claims
 	return o.page, nil
 }
 
@@ -78,6 +82,7 @@ func (o *claimOp) apply(b *batch) error {
 
 func (o *claimOp) claimIn(b *batch) error {
 	q := &b.s.q.claim
+	o.page, o.bodies = engine.Page{}, nil
 	now, maxBytes := ms(o.now), o.limits.MaxBytes
 	var rows []claimRow
 	if err := b.selectRows(&rows, q.dueSelect, maxBytes, now, now, now,
@@ -101,17 +106,16 @@ func (o *claimOp) claimIn(b *batch) error {
 		admitted++
 	}
 	rows = rows[:admitted]
-	ids := make([]string, len(rows))
 	seqs := make([]int64, len(rows))
 	for i := range rows {
-		ids[i], seqs[i] = rows[i].ID, rows[i].Seq
+		seqs[i] = rows[i].Seq
 	}
-	n, err := b.execIn(q.claimUpdate, o.lease.Token, ms(o.lease.ExpiresAt), now, now, ids)
+	n, err := b.execIn(q.claimUpdate, o.lease.Token, ms(o.lease.ExpiresAt), now, now, seqs)
 	if err != nil {
 		return fmt.Errorf("store: claim: lease: %w", err)
 	}
-	if n != int64(len(ids)) {
-		return fmt.Errorf("store: claim: leased %d of %d selected messages", n, len(ids))
+	if n != int64(len(seqs)) {
+		return fmt.Errorf("store: claim: leased %d of %d selected messages", n, len(seqs))
 	}
 	var payloads []payloadRow
 	if err := b.selectIn(&payloads, q.loadPayloads, seqs); err != nil {

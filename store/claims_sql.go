@@ -38,7 +38,7 @@ func newClaimSQL(rebind func(string) string) claimSQL {
 		// Statement 2: the admitted prefix moves to sending under the page's lease token.
 		claimUpdate: `UPDATE messages SET dispatch = 'sending', lease_token = ?, lease_expires_at = ?,
 			sending_since = ?, attempt = attempt + 1, updated_at = ?
-			WHERE dispatch = 'queued' AND id IN (?)`,
+			WHERE dispatch = 'queued' AND seq IN (?)`,
 		// Statement 3: the admitted payloads, in any order (restored in memory).
 		loadPayloads: `SELECT message_seq, body FROM payloads WHERE message_seq IN (?)`,
 		renew: rebind(`UPDATE messages SET lease_expires_at = ?

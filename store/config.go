@@ -128,6 +128,14 @@ func (cfg Config) readDSN() string {
 	return fileURI(cfg.Path) + "?" + p.Encode()
 }
 
+// checkpointDSN is the data source of the checkpointer's connection: writable (a checkpoint
+// writes the database file) but never used for a transaction.
+func (cfg Config) checkpointDSN() string {
+	p := cfg.commonParams()
+	p.Set("mode", "rw")
+	return fileURI(cfg.Path) + "?" + p.Encode()
+}
+
 func (cfg Config) commonParams() url.Values {
 	p := url.Values{}
 	p.Set("_busy_timeout", strconv.FormatInt(cfg.BusyTimeout.Milliseconds(), 10))

@@ -90,7 +90,7 @@ func (o *finishOp) finishIn(b *batch) error {
 		return fmt.Errorf("store: finish %s: %w", id, err)
 	}
 	if f.ProviderRef != "" {
-		if err := b.applyPendingReceipts(id, f.ProviderRef, f.FinishedAt); err != nil {
+		if err := b.applyPendingReceipts(id, f.Provider, f.Report, f.ProviderRef, f.FinishedAt); err != nil {
 			return fmt.Errorf("store: finish %s: %w", id, err)
 		}
 	}
@@ -121,15 +121,18 @@ type pendingReceipt struct {
 }
 
 // applyPendingReceipts applies the kept receipts for the reference the message id now holds
-// (with its provider as it stands after the update), in arrival order, and marks them consumed.
-func (b *batch) applyPendingReceipts(id, ref string, at time.Time) error {
+// (with its provider and report as they stand after the update: those Finish set, else read
+// back), in arrival order, and marks them consumed.
+func (b *batch) applyPendingReceipts(id, provider string, report engine.Report, ref string, at time.Time) error {
 	q := &b.s.q.receipt
-	var cur struct {
+	cur := struct {
 		Provider string `db:"provider"`
 		Report   string `db:"report"`
-	}
-	if err := b.get(&cur, q.providerReport, id); err != nil {
-		return fmt.Errorf("read provider: %w", err)
+	}{provider, string(report)}
+	if provider == "" || report == "" {
+		if err := b.get(&cur, q.providerReport, id); err != nil {
+			return fmt.Errorf("read provider: %w", err)
+		}
 	}
 	var pending []pendingReceipt
 	if err := b.selectRows(&pending, q.pending, cur.Provider, ref); err != nil {
@@ -139,7 +142,7 @@ func (b *batch) applyPendingReceipts(id, ref string, at time.Time) error {
 		return nil
 	}
 	report, changed := engine.Report(cur.Report), false
-	var reportedAt int64
+	reportedAt := int64(0)
 	for _, p := range pending {
 		next := engine.Report(p.Report)
 		if !report.Advances(next) {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -114,6 +115,74 @@ func TestGroupCommit(t *testing.T) {
 	// The batch that waited at BEGIN, and one for everything that queued meanwhile.
 	if st := s.WriterStats(); st.Requests != callers || st.Batches > 2 {
 		t.Fatalf("writer stats %+v, want %d requests in at most 2 batches", st, callers)
+	}
+}
+
+// TestCloseRefusesQueued closes the store while requests wait behind a batch that cannot
+// begin: the batch completes, every queued request gets ErrStoreClosed, nobody hangs.
+func TestCloseRefusesQueued(t *testing.T) {
+	t.Parallel()
+	s := openInternal(t)
+	raw, err := sqlx.Open("sqlite3", s.cfg.writeDSN(false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	lock, err := raw.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	const callers = 20
+	errs := make(chan error, callers)
+	for i := range callers {
+		go func() {
+			a := engine.Acceptance{
+				Message: engine.Message{ID: "m-" + string(rune('A'+i)), AcceptedAt: now, ExpiresAt: now.Add(time.Hour)},
+			}
+			errs <- s.Accept(context.Background(), []engine.Acceptance{a})[0].Err
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.handled.Load()+int64(len(s.requests)) < callers {
+		if time.Now().After(deadline) {
+			t.Fatal("requests did not queue")
+		}
+		runtime.Gosched()
+	}
+	closed := make(chan error)
+	go func() { closed <- s.Close() }()
+	for !isClosed(s.stopping) {
+		runtime.Gosched()
+	}
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	ok, refused := 0, 0
+	for range callers {
+		switch err := <-errs; {
+		case err == nil:
+			ok++
+		case errors.Is(err, engine.ErrStoreClosed):
+			refused++
+		default:
+			t.Fatalf("unexpected answer: %v", err)
+		}
+	}
+	if int64(ok) != s.handled.Load() || ok+refused != callers {
+		t.Fatalf("%d committed, %d refused; the writer took %d", ok, refused, s.handled.Load())
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }
 

@@ -93,7 +93,7 @@ func TestOpenRefusesMissingOrUnmigrated(t *testing.T) {
 func TestMigrateIsIdempotentAndRecorded(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")
-	clock := enginetest.NewFakeClock(storetest.Epoch)
+	clock := enginetest.NewFakeClock(storetest.Epoch())
 	for range 2 {
 		s, err := store.Open(context.Background(), store.Config{Path: path, AuditKey: testKey, Clock: clock, Migrate: true})
 		if err != nil {
@@ -119,7 +119,7 @@ func TestMigrateIsIdempotentAndRecorded(t *testing.T) {
 	if err := raw.Select(&rows, `SELECT version, applied_at FROM schema_migrations ORDER BY version`); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || rows[0].Version != 1 || rows[0].AppliedAt != storetest.Epoch.UnixMilli() {
+	if len(rows) != 1 || rows[0].Version != 1 || rows[0].AppliedAt != storetest.Epoch().UnixMilli() {
 		t.Fatalf("schema_migrations = %+v, want version 1 applied once at the clock's time", rows)
 	}
 	var mode string
@@ -173,7 +173,7 @@ func TestAbandonedStoreKeepsAcceptances(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "s.db")
 	first := openAt(t, path, nil)
-	mustAccept(t, first, "m-1", storetest.Epoch)
+	mustAccept(t, first, "m-1", storetest.Epoch())
 	second := openAt(t, path, nil)
 	if m, err := second.Message(context.Background(), "m-1"); err != nil || m.Dispatch != engine.DispatchQueued {
 		t.Fatalf("Message through a second store = %+v, %v", m, err)
@@ -221,7 +221,7 @@ func crashChild(path string) {
 		os.Stdout.WriteString("open: " + err.Error() + "\n")
 		os.Exit(2)
 	}
-	res := s.Accept(context.Background(), []engine.Acceptance{acceptance("m-crash", storetest.Epoch)})
+	res := s.Accept(context.Background(), []engine.Acceptance{acceptance("m-crash", storetest.Epoch())})
 	if res[0].Err != nil {
 		os.Stdout.WriteString("accept: " + res[0].Err.Error() + "\n")
 		os.Exit(2)
@@ -257,4 +257,29 @@ func openRaw(t *testing.T, s *store.Store) *sqlx.DB {
 	}
 	t.Cleanup(func() { _ = raw.Close() })
 	return raw
+}
+
+// TestClaimLeavesDamagedPayload claims a page in which one payload no longer decodes: the
+// others go out, and the damaged one is left to lapse.
+func TestClaimLeavesDamagedPayload(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t, nil)
+	now := storetest.Epoch()
+	mustAccept(t, s, "m-1", now)
+	mustAccept(t, s, "m-2", now)
+	raw := openRaw(t, s)
+	if _, err := raw.Exec(`UPDATE payloads SET body = x'7b6e6f74' WHERE message_seq = (SELECT seq FROM messages WHERE id = 'm-1')`); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.ClaimPage(context.Background(), now.Add(time.Second), engine.PageLimits{MaxEntries: 10, MaxBytes: 1 << 20}, time.Minute)
+	if err != nil || len(p.Claims) != 1 || p.Claims[0].Message.ID != "m-2" || p.Claims[0].Payload.Recipient != "+15550100" {
+		t.Fatalf("ClaimPage = %+v, %v; want m-2 only", p, err)
+	}
+	if p.Bytes != p.Claims[0].Message.PayloadBytes {
+		t.Fatalf("page bytes %d count the damaged payload", p.Bytes)
+	}
+	l, err := s.LapsedLeases(context.Background(), now.Add(2*time.Minute), 10)
+	if err != nil || len(l) != 2 {
+		t.Fatalf("LapsedLeases = %+v, %v; want both claims, m-1 among them", l, err)
+	}
 }

@@ -2,17 +2,19 @@ package store
 
 import (
 	"context"
-	"runtime"
 	"fmt"
+	"runtime"
 
 	"switchboard/engine"
 )
 
 // Group commit. One goroutine (runWriter) owns the only write connection. It takes the first
-// waiting request, drains whatever else is already waiting (up to maxBatch), runs them all in
-// one transaction, commits once and answers each caller on its own channel. It never waits to
-// fill a batch: under load batches grow by themselves, because requests queue up while the
-// previous commit runs.
+// waiting request, yields once so that callers already runnable can hand theirs in, drains
+// whatever is then waiting (up to maxBatch), runs them all in one transaction, commits once
+// and answers each caller on its own channel. It never waits a fixed time to fill a batch:
+// under load batches grow by themselves, because requests queue up while the previous commit
+// runs. Every write method of the store goes through it, so nothing else ever holds the
+// write lock, and the audit chain and the daily counters have one owner.
 
 // maxBatch bounds how many requests share one transaction.
 const maxBatch = 256
@@ -88,6 +90,12 @@ func (s *Store) runWriter() {
 	defer close(s.writerDone)
 	reqs := make([]*request, 0, maxBatch)
 	for {
+		select {
+		case <-s.stopping: // Close wins over queued requests
+			s.refuseQueued()
+			return
+		default:
+		}
 		var first *request
 		select {
 		case first = <-s.requests:

@@ -5,6 +5,8 @@ import (
 	"net"
 
 	"github.com/spf13/cobra"
+
+	"switchboard/engine"
 )
 
 func (a *app) serveCommand() *cobra.Command {
@@ -26,7 +28,7 @@ func (a *app) serve(ctx context.Context, path string, apiLn net.Listener) error 
 	if err != nil {
 		return err
 	}
-	st, err := buildStack(ctx, rt, pkg, log)
+	st, err := buildStack(ctx, rt, pkg, log, engine.SystemClock{})
 	if err != nil {
 		return err
 	}

@@ -66,8 +66,8 @@ func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log
 }
 
 // buildStack wires store, providers, dispatcher and API from a loaded runtime.
-func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, log *slog.Logger) (*stack, error) {
-	s := &stack{rt: rt, pkg: pkg, log: log, clock: engine.SystemClock{}, metrics: newMetrics()}
+func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, log *slog.Logger, clock engine.Clock) (*stack, error) {
+	s := &stack{rt: rt, pkg: pkg, log: log, clock: clock, metrics: newMetrics()}
 	st, pseudoKey, err := openStore(ctx, rt, s.clock, log, true)
 	if err != nil {
 		return nil, err

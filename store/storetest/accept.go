@@ -26,7 +26,7 @@ func acceptTests() []namedTest {
 }
 
 func testAcceptReadBack(t *testing.T, b *bundle) {
-	nb := Epoch.Add(time.Hour)
+	nb := Epoch().Add(time.Hour)
 	a := b.acceptance("m-1", withNotBefore(nb), withNextAttempt(nb))
 	res := b.store.Accept(b.ctx, []engine.Acceptance{a})
 	if res[0].Err != nil || res[0].Replayed || res[0].MessageID != "m-1" || !bytes.Equal(res[0].Response, a.Idempotency.Response) {
@@ -108,7 +108,7 @@ func testAcceptKeyReused(t *testing.T, b *bundle) {
 }
 
 func testAcceptKeyExpired(t *testing.T, b *bundle) {
-	b.accept("m-1", withKey("k", "body"), withReceiptWindow(Epoch.Add(time.Hour)))
+	b.accept("m-1", withKey("k", "body"), withReceiptWindow(Epoch().Add(time.Hour)))
 	b.clock.Advance(59 * time.Minute)
 	if r := b.store.Accept(b.ctx, []engine.Acceptance{b.acceptance("m-2", withKey("k", "body"))})[0]; !r.Replayed {
 		t.Fatalf("inside the window: %+v, want a replay", r)
@@ -212,7 +212,7 @@ func testAcceptDailyQuota(t *testing.T, b *bundle) {
 	// Other profiles count apart.
 	b.accept("m-5", withQuota("other", 3))
 	// The next UTC day starts a new count.
-	b.clock.Set(time.Date(Epoch.Year(), Epoch.Month(), Epoch.Day()+1, 0, 0, 0, 0, time.UTC))
+	b.clock.Set(time.Date(Epoch().Year(), Epoch().Month(), Epoch().Day()+1, 0, 0, 0, 0, time.UTC))
 	b.accept("m-6", q)
 }
 

@@ -24,7 +24,7 @@ func claimTests() []namedTest {
 }
 
 func testClaimOrder(t *testing.T, b *bundle) {
-	t0 := Epoch
+	t0 := Epoch()
 	// Accepted in an order that is none of the claim orders: next attempt time first, then
 	// acceptance time, then id.
 	b.accept("m-e", withAcceptedAt(t0.Add(2*time.Second)))
@@ -42,7 +42,7 @@ func testClaimOrder(t *testing.T, b *bundle) {
 
 func testClaimEntries(t *testing.T, b *bundle) {
 	for i := range 5 {
-		b.accept(fmt.Sprintf("m-%d", i), withAcceptedAt(Epoch.Add(time.Duration(i)*time.Millisecond)))
+		b.accept(fmt.Sprintf("m-%d", i), withAcceptedAt(Epoch().Add(time.Duration(i)*time.Millisecond)))
 	}
 	b.clock.Advance(time.Second)
 	equalIDs(t, "first page", claimIDs(b.claim(2, 1<<30)), []string{"m-0", "m-1"})
@@ -95,7 +95,7 @@ func sizes(b *bundle, texts map[string]int, order []string) map[string]int64 {
 	b.t.Helper()
 	out := make(map[string]int64)
 	for i, id := range order {
-		b.accept(id, withText(texts[id]), withAcceptedAt(Epoch.Add(time.Duration(i)*time.Millisecond)))
+		b.accept(id, withText(texts[id]), withAcceptedAt(Epoch().Add(time.Duration(i)*time.Millisecond)))
 		out[id] = b.message(id).PayloadBytes
 	}
 	b.clock.Advance(time.Second)
@@ -134,20 +134,20 @@ func testClaimOversized(t *testing.T, b *bundle) {
 }
 
 func testClaimNotDue(t *testing.T, b *bundle) {
-	b.accept("m-later", withNotBefore(Epoch.Add(time.Hour)), withNextAttempt(Epoch))
-	b.accept("m-retry", withNextAttempt(Epoch.Add(2*time.Hour)))
-	b.clock.Set(Epoch.Add(time.Hour - time.Millisecond))
+	b.accept("m-later", withNotBefore(Epoch().Add(time.Hour)), withNextAttempt(Epoch()))
+	b.accept("m-retry", withNextAttempt(Epoch().Add(2*time.Hour)))
+	b.clock.Set(Epoch().Add(time.Hour - time.Millisecond))
 	if p := b.claim(10, 1<<20); len(p.Claims) != 0 {
 		t.Fatalf("claimed %v before notBefore", claimIDs(p))
 	}
-	b.clock.Set(Epoch.Add(time.Hour))
+	b.clock.Set(Epoch().Add(time.Hour))
 	equalIDs(t, "at notBefore", claimIDs(b.claim(10, 1<<20)), []string{"m-later"})
-	b.clock.Set(Epoch.Add(2 * time.Hour))
+	b.clock.Set(Epoch().Add(2 * time.Hour))
 	equalIDs(t, "at the next attempt time", claimIDs(b.claim(10, 1<<20)), []string{"m-retry"})
 }
 
 func testClaimExpired(t *testing.T, b *bundle) {
-	b.accept("m-1", withExpiry(Epoch.Add(time.Minute)))
+	b.accept("m-1", withExpiry(Epoch().Add(time.Minute)))
 	b.clock.Advance(time.Minute)
 	if p := b.claim(10, 1<<20); len(p.Claims) != 0 {
 		t.Fatalf("claimed %v at its expiry", claimIDs(p))

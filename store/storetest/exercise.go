@@ -54,7 +54,7 @@ type namedTest struct {
 
 // Epoch is where every test's fake clock starts: a whole millisecond, since stores may keep
 // times at millisecond precision.
-var Epoch = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+func Epoch() time.Time { return time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC) }
 
 type harness struct {
 	open func(t *testing.T, clock engine.Clock) engine.Store
@@ -70,7 +70,7 @@ type bundle struct {
 
 func (h harness) setup(t *testing.T) *bundle {
 	t.Helper()
-	clock := enginetest.NewFakeClock(Epoch)
+	clock := enginetest.NewFakeClock(Epoch())
 	s := h.open(t, clock)
 	if s == nil {
 		t.Fatal("open returned no store")

@@ -119,16 +119,16 @@ func testLapsed(t *testing.T, b *bundle) {
 		b.clock.Advance(time.Second)
 		b.claimOne(id) // leases lapse at +1m1s, +1m2s, +1m3s
 	}
-	b.clock.Set(Epoch.Add(time.Minute + time.Second))
+	b.clock.Set(Epoch().Add(time.Minute + time.Second))
 	if l, err := b.store.LapsedLeases(b.ctx, b.clock.Now(), 10); err != nil || len(l) != 0 {
 		t.Fatalf("LapsedLeases at the expiry instant = %+v, %v", l, err)
 	}
-	b.clock.Set(Epoch.Add(time.Minute + 2500*time.Millisecond))
+	b.clock.Set(Epoch().Add(time.Minute + 2500*time.Millisecond))
 	l, err := b.store.LapsedLeases(b.ctx, b.clock.Now(), 10)
 	if err != nil || len(l) != 2 || l[0].Message.ID != "m-1" || l[1].Message.ID != "m-2" {
 		t.Fatalf("LapsedLeases = %+v, %v; want m-1 and m-2", l, err)
 	}
-	if l[0].Lease.Token == "" || l[0].Lease.MessageID != "m-1" || !l[0].Lease.ExpiresAt.Equal(Epoch.Add(time.Minute+time.Second)) ||
+	if l[0].Lease.Token == "" || l[0].Lease.MessageID != "m-1" || !l[0].Lease.ExpiresAt.Equal(Epoch().Add(time.Minute+time.Second)) ||
 		l[0].Message.Dispatch != engine.DispatchSending {
 		t.Fatalf("lapsed claim = %+v", l[0])
 	}

@@ -97,10 +97,10 @@ func testCancelStates(t *testing.T, b *bundle) {
 }
 
 func testExpireDue(t *testing.T, b *bundle) {
-	b.accept("m-1h", withExpiry(Epoch.Add(time.Hour)))
-	b.accept("m-2h", withExpiry(Epoch.Add(2*time.Hour)))
-	b.accept("m-3h", withExpiry(Epoch.Add(3*time.Hour)))
-	b.accept("m-sending", withExpiry(Epoch.Add(time.Hour)))
+	b.accept("m-1h", withExpiry(Epoch().Add(time.Hour)))
+	b.accept("m-2h", withExpiry(Epoch().Add(2*time.Hour)))
+	b.accept("m-3h", withExpiry(Epoch().Add(3*time.Hour)))
+	b.accept("m-sending", withExpiry(Epoch().Add(time.Hour)))
 	b.clock.Advance(time.Second)
 	// A sending message is the lease holder's to finish, even past its expiry.
 	p := b.claim(10, 1<<20)
@@ -109,7 +109,7 @@ func testExpireDue(t *testing.T, b *bundle) {
 			b.mustFinish(c, engine.AttemptTransient, engine.DispatchQueued, engine.ReportNone, "")
 		}
 	}
-	now := Epoch.Add(2 * time.Hour)
+	now := Epoch().Add(2 * time.Hour)
 	b.clock.Set(now)
 	n, err := b.store.ExpireDue(b.ctx, now, 1)
 	if err != nil || n != 1 {

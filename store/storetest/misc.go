@@ -43,7 +43,7 @@ func testStats(t *testing.T, b *bundle) {
 	equalIDs(t, "claimed", claimIDs(p), []string{"m-s", "m-sub"})
 	b.mustFinish(p.Claims[1], engine.AttemptAccepted, engine.DispatchSubmitted, engine.ReportNone, "ref")
 	b.accept("m-q1")
-	b.accept("m-q2", withNextAttempt(Epoch.Add(time.Hour)))
+	b.accept("m-q2", withNextAttempt(Epoch().Add(time.Hour)))
 	b.accept("m-c")
 	if _, err := b.store.Cancel(b.ctx, "m-c", engine.AuditEntry{}, b.clock.Now()); err != nil {
 		t.Fatal(err)
