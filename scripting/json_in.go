@@ -47,6 +47,9 @@ func (sb *sandbox) toJS(v any, depth int) (goja.Value, error) {
 		}
 		return vm.ToValue(f), nil
 	case map[string]any:
+		if v == nil {
+			return goja.Null(), nil // as encoding/json writes it
+		}
 		keys := make([]string, 0, len(v))
 		for k := range v {
 			keys = append(keys, k)
@@ -62,6 +65,9 @@ func (sb *sandbox) toJS(v any, depth int) (goja.Value, error) {
 		}
 		return obj, nil
 	case []any:
+		if v == nil {
+			return goja.Null(), nil
+		}
 		items := make([]any, len(v))
 		for i, item := range v {
 			val, err := sb.toJS(item, depth+1)

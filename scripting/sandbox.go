@@ -25,7 +25,7 @@ type sandbox struct {
 	rangeError *goja.Object
 	// join is goja's original Array.prototype.join, which concatenates efficiently.
 	join native
-	uses       int
+	uses int
 
 	// Per-call state, reset by begin.
 	ctx       context.Context

@@ -5,13 +5,15 @@ package store
 //	dispatch = 'queued' AND next_attempt_at <= now AND (not_before IS NULL OR not_before <= now)
 //
 // and it has not expired (expires_at > now): an expired message is never claimed, it waits for
-// the expiry sweep. A unary + keeps the planner from using a column's other index, so that the
-// due select walks messages_due in claim order and the oversized count walks messages_size.
+// the expiry sweep. The queue's statements name their index (INDEXED BY, SQLite's): the partial
+// queue indexes are far smaller than the dispatch prefix of messages_size, but without
+// statistics the planner prefers an equality on dispatch, and a query that cannot use the
+// named index fails to prepare instead of silently scanning.
 
 // oversizedDueCount counts due messages larger than a byte budget (the first parameter).
-const oversizedDueCount = `SELECT count(*) FROM messages
-	WHERE dispatch = 'queued' AND payload_bytes > ? AND +next_attempt_at <= ?
-	AND (not_before IS NULL OR not_before <= ?) AND +expires_at > ?`
+const oversizedDueCount = `SELECT count(*) FROM messages INDEXED BY messages_size
+	WHERE dispatch = 'queued' AND payload_bytes > ? AND next_attempt_at <= ?
+	AND (not_before IS NULL OR not_before <= ?) AND expires_at > ?`
 
 type claimSQL struct {
 	dueSelect      string
@@ -29,9 +31,9 @@ func newClaimSQL(rebind func(string) string) claimSQL {
 		// Statement 1 of a claim: the due metadata that fits the budget, in claim order, with the
 		// oversized count as one aggregate evaluated once.
 		dueSelect: rebind(`SELECT ` + messageColumns + `, (` + oversizedDueCount + `) AS oversized
-			FROM messages
+			FROM messages INDEXED BY messages_due
 			WHERE dispatch = 'queued' AND next_attempt_at <= ? AND (not_before IS NULL OR not_before <= ?)
-			AND +expires_at > ? AND +payload_bytes <= ?
+			AND expires_at > ? AND payload_bytes <= ?
 			ORDER BY next_attempt_at, accepted_at, id LIMIT ?`),
 		// Run instead of statement 2 when nothing is due within the budget.
 		oversizedCount: rebind(oversizedDueCount),
@@ -43,7 +45,7 @@ func newClaimSQL(rebind func(string) string) claimSQL {
 		loadPayloads: `SELECT message_seq, body FROM payloads WHERE message_seq IN (?)`,
 		renew: rebind(`UPDATE messages SET lease_expires_at = ?
 			WHERE id = ? AND dispatch = 'sending' AND lease_token = ?`),
-		lapsed: rebind(`SELECT ` + messageColumns + ` FROM messages
+		lapsed: rebind(`SELECT ` + messageColumns + ` FROM messages INDEXED BY messages_lease
 			WHERE dispatch = 'sending' AND lease_expires_at < ?
 			ORDER BY lease_expires_at, id LIMIT ?`),
 		// Finish closes the in-progress attempt from the row itself, fenced by the lease token:

@@ -61,6 +61,7 @@ func TestQueryPlans(t *testing.T) {
 			plan = append(plan, r.Detail)
 		}
 		all := strings.Join(plan, "; ")
+		t.Logf("%s: %s", c.name, all)
 		if !strings.Contains(all, c.index) || strings.Contains(all, "TEMP B-TREE") || (strings.Contains(all, "SCAN") && !strings.Contains(all, "COVERING INDEX")) {
 			t.Errorf("%s: plan %q, want %s without sorting or a scan of the table", c.name, all, c.index)
 		}

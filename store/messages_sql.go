@@ -45,7 +45,8 @@ func newMessageSQL(rebind func(string) string) messageSQL {
 		cancel: rebind(`UPDATE messages SET dispatch = 'cancelled', final_at = ?, updated_at = ?
 			WHERE id = ? AND dispatch = 'queued'`),
 		// The expiry sweep: queued messages past expires_at, oldest expiry first.
-		expireSelect: rebind(`SELECT id FROM messages WHERE dispatch = 'queued' AND expires_at <= ?
+		expireSelect: rebind(`SELECT id FROM messages INDEXED BY messages_expiry
+			WHERE dispatch = 'queued' AND expires_at <= ?
 			ORDER BY expires_at LIMIT ?`),
 		expireUpdate: `UPDATE messages SET dispatch = 'expired', attempt = attempt + 1,
 			final_at = ?, updated_at = ? WHERE dispatch = 'queued' AND id IN (?)`,
@@ -57,7 +58,7 @@ func newMessageSQL(rebind func(string) string) messageSQL {
 		statsCounts: rebind(`SELECT dispatch, count(*) AS n, coalesce(sum(payload_bytes), 0) AS bytes
 			FROM messages GROUP BY dispatch`),
 		// The first due message in claim order.
-		statsOldest: rebind(`SELECT next_attempt_at, not_before FROM messages
+		statsOldest: rebind(`SELECT next_attempt_at, not_before FROM messages INDEXED BY messages_due
 			WHERE dispatch = 'queued' AND next_attempt_at <= ? AND (not_before IS NULL OR not_before <= ?)
 			AND expires_at > ?
 			ORDER BY next_attempt_at, accepted_at, id LIMIT 1`),

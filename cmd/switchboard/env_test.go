@@ -25,7 +25,7 @@ import (
 // apiEnv is an in-process stack on a copy of the quickstart: real SQLite file, real tokens,
 // the real mock gateway, an httptest server in front of the real API handler, a fake clock.
 type apiEnv struct {
-	t      *testing.T
+	t      testing.TB
 	dir    string
 	stack  *stack
 	srv    *httptest.Server
@@ -43,7 +43,7 @@ type envOptions struct {
 	dispatch bool
 }
 
-func newAPIEnv(t *testing.T, opts envOptions) *apiEnv {
+func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 	t.Helper()
 	dir := quickstartCopy(t)
 	for rel, f := range opts.edit {
@@ -114,6 +114,9 @@ func newAPIEnv(t *testing.T, opts envOptions) *apiEnv {
 	})
 	return e
 }
+
+// newAPIEnvB is newAPIEnv for benchmarks, without the dispatcher.
+func newAPIEnvB(b *testing.B) *apiEnv { return newAPIEnv(b, envOptions{}) }
 
 // token mints a token for a client with its profile's scopes, at the fake clock's time.
 func (e *apiEnv) token(client string) string {

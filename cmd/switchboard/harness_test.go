@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 }
 
 // quickstartCopy copies examples/quickstart into a temporary folder (dev writes into it).
-func quickstartCopy(t *testing.T) string {
+func quickstartCopy(t testing.TB) string {
 	t.Helper()
 	src := filepath.Join("..", "..", "examples", "quickstart")
 	dst := filepath.Join(t.TempDir(), "quickstart")

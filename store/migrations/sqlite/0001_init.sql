@@ -46,14 +46,16 @@ CREATE TABLE messages (
 
 -- The due query: dispatch = 'queued' AND next_attempt_at <= now AND (not_before IS NULL OR
 -- not_before <= now), ordered by next_attempt_at, accepted_at, id. The trailing columns let the
--- planner filter without reading the row.
-CREATE INDEX messages_due ON messages (dispatch, next_attempt_at, accepted_at, id, not_before, payload_bytes);
+-- planner filter without reading the row. Partial: it holds the queue only, so claims and
+-- outcomes of sent messages do not touch it.
+CREATE INDEX messages_due ON messages (next_attempt_at, accepted_at, id, not_before, payload_bytes, expires_at)
+    WHERE dispatch = 'queued';
 -- Counts and bytes per dispatch (Stats), and the oversized due count of a claim.
 CREATE INDEX messages_size ON messages (dispatch, payload_bytes);
--- The expiry sweep.
-CREATE INDEX messages_expiry ON messages (dispatch, expires_at);
+-- The expiry sweep, over the queue only.
+CREATE INDEX messages_expiry ON messages (expires_at) WHERE dispatch = 'queued';
 -- Lapsed leases: only sending messages carry a lease, so the index holds claimed messages only.
-CREATE INDEX messages_lease ON messages (dispatch, lease_expires_at, id) WHERE dispatch = 'sending';
+CREATE INDEX messages_lease ON messages (lease_expires_at, id) WHERE dispatch = 'sending';
 -- Receipts match by (provider, provider reference).
 CREATE INDEX messages_provider_ref ON messages (provider, provider_ref) WHERE provider_ref IS NOT NULL;
 
