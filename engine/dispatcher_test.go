@@ -100,7 +100,9 @@ func (e *dispatchEnv) message(id string) *engine.Message {
 	return m
 }
 
-func transient() engine.Outcome { return engine.Outcome{Class: engine.OutcomeTransient, Code: "http.503"} }
+func transient() engine.Outcome {
+	return engine.Outcome{Class: engine.OutcomeTransient, Code: "http.503"}
+}
 
 func TestDispatchBackoffScheduleThenFailed(t *testing.T) {
 	t.Parallel()
