@@ -90,8 +90,10 @@ func (d *Dispatcher) Figures() PageFigures {
 	return f
 }
 
-// heldCap bounds the claims held in memory: enough for a full page beyond the busy workers.
-func (d *Dispatcher) heldCap() int { return d.cfg.Concurrency + d.cfg.BatchSize }
+// heldCap bounds the claims held at once: one per worker of each provider lane. A claim that
+// waits in memory would, after a crash, look like a send that may have left (its lease lapses
+// mid-"send"), so the dispatcher claims no more than its workers can start at once.
+func (d *Dispatcher) heldCap() int { return d.cfg.Concurrency * max(1, len(d.cfg.Providers)) }
 
 // Run claims and sends until ctx ends, then stops claiming, lets every claimed message finish
 // its send, and returns. Sends are not cancelled by ctx: a graceful stop never turns a send

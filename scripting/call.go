@@ -107,16 +107,13 @@ func (p *Program) call(ctx context.Context, entry string, args []any) (out json.
 func (p *Program) run(ctx context.Context, sb *sandbox, entry string, args []any) (out json.RawMessage, ran bool, err error) {
 	sb.begin(ctx, entry, p.limits.outputBytes(entry))
 	keep := false
-	var armed *alarm
 	defer func() {
 		// A panic that escapes goja is a bug in this package or in goja: the call fails,
 		// the runtime is dropped, the process stays up.
 		if r := recover(); r != nil {
 			out, ran, err, keep = nil, true, newError(entry, ClassFailed, fmt.Sprintf("internal error: %v", r)), false
 		}
-		if armed != nil {
-			armed.disarm()
-		}
+		sb.alarm.disarm()
 		p.release(sb, keep)
 	}()
 
@@ -130,8 +127,7 @@ func (p *Program) run(ctx context.Context, sb *sandbox, entry string, args []any
 		jsArgs[i] = v
 	}
 
-	alarm := sb.arm(ctx, p.limits.deadline(entry))
-	armed = &alarm
+	sb.alarm.arm(ctx, p.limits.deadline(entry))
 	res, callErr := sb.entries[entry](goja.Undefined(), jsArgs...)
 	serializing := callErr == nil
 	if serializing {
@@ -141,8 +137,7 @@ func (p *Program) run(ctx context.Context, sb *sandbox, entry string, args []any
 	if callErr != nil {
 		scriptErr = sb.classify(entry, callErr, serializing) // may run script code: still armed
 	}
-	armed = nil
-	if !alarm.disarm() { // else the runtime may hold an interrupt: drop it
+	if !sb.alarm.disarm() { // else the runtime may hold an interrupt: drop it
 		sb.vm.ClearInterrupt()
 		// An exception the script threw (or a built-in threw at its request) leaves a sound
 		// runtime: keep it. Anything the sandbox itself refused, an exhausted call stack

@@ -54,6 +54,9 @@ func (e *Error) Error() string {
 // ClassOf returns the failure class of err when err is (or wraps) a script *Error, and ""
 // otherwise (nil, ErrNoEntry, ErrClosed, ErrInput, a context error, ...).
 func ClassOf(err error) string {
+	if err == nil {
+		return ""
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Class

@@ -41,7 +41,6 @@ func TestHostHelpersKnownVectors(t *testing.T) {
 	}
 	src += "\t}\n}"
 	p := newProgram(t, src, []string{"f"})
-	setDeadline(p, "f", generousDeadline)
 	for i, tt := range tests {
 		if got := mustCall(t, p, "f", i); got != jsonString(tt.want) {
 			t.Errorf("%s = %s, want %q", tt.expr, got, tt.want)
@@ -67,7 +66,6 @@ func TestHostHelpersRefuseBadInput(t *testing.T) {
 		t.Run(tt.expr, func(t *testing.T) {
 			t.Parallel()
 			p := newProgram(t, "function f() { return "+tt.expr+" }", []string{"f"})
-			setDeadline(p, "f", generousDeadline)
 			if _, err := call(t, p, "f"); ClassOf(err) != ClassFailed || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}

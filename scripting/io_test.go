@@ -56,7 +56,6 @@ func TestResultSerialization(t *testing.T) {
 	}
 	src += "\t}\n}"
 	p := newProgram(t, src, []string{"f"})
-	setDeadline(p, "f", generousDeadline)
 	for i, tt := range tests {
 		if got := mustCall(t, p, "f", i); got != tt.want {
 			t.Errorf("%s\n got %s\nwant %s", tt.expr, got, tt.want)
@@ -95,7 +94,6 @@ func TestScriptJSONStringify(t *testing.T) {
 	}
 	src += "\t}\n}"
 	p := newProgram(t, src, []string{"f"})
-	setDeadline(p, "f", generousDeadline)
 	for i, tt := range tests {
 		if got, want := mustCall(t, p, "f", i), jsonString(tt.want); got != want {
 			t.Errorf("%s\n got %s\nwant %s", tt.expr, got, want)
@@ -109,7 +107,6 @@ func TestArgumentConversion(t *testing.T) {
 	t.Parallel()
 	p := newProgram(t, `function f(v) { return [typeof v, Array.isArray(v), v] }
 function keys(v) { return Object.keys(v).join() }`, []string{"f", "keys"})
-	setDeadline(p, "f", generousDeadline)
 	type tagged struct {
 		Name  string `json:"name"`
 		Count int    `json:"count,omitempty"`

@@ -18,7 +18,8 @@ import (
 // map[string]any, []any, and by reflection any map with string keys, slice or array of
 // those, and named types of the basic kinds; anything else (structs, pointers) goes through
 // encoding/json first. Object keys are inserted in sorted order, so that a script sees (and
-// echoes) a deterministic order. Nesting deeper than maxJSONDepth is refused.
+// echoes) a deterministic order. Nesting deeper than maxJSONDepth is refused. Strings are
+// UTF-8; each byte of an invalid sequence arrives as U+FFFD.
 func (sb *sandbox) toJS(v any, depth int) (goja.Value, error) {
 	if depth > maxJSONDepth {
 		return nil, fmt.Errorf("%w: nesting deeper than %d", ErrInput, maxJSONDepth)
@@ -50,7 +51,8 @@ func (sb *sandbox) toJS(v any, depth int) (goja.Value, error) {
 		if v == nil {
 			return goja.Null(), nil // as encoding/json writes it
 		}
-		keys := make([]string, 0, len(v))
+		var small [16]string
+		keys := small[:0]
 		for k := range v {
 			keys = append(keys, k)
 		}

@@ -198,11 +198,15 @@ func (w *jsonWriter) key(k string) {
 	w.room(0) // escapes may have grown the key
 }
 
-// str writes a string value.
+// str writes a string value; when truncating, as much of it as fits.
 func (w *jsonWriter) str(v goja.Value) {
 	if w.room(strLen(v) + 2) {
 		w.buf = appendQuotedValue(w.buf, v)
 		w.room(0)
+		return
+	}
+	if rest := w.limit - len(w.buf); w.truncate && rest > 1 {
+		w.buf = appendQuotedString(w.buf, truncate(v.String(), rest))
 	}
 }
 

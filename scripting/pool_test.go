@@ -59,8 +59,8 @@ func TestRuntimeKeptOrDroppedAfterFailures(t *testing.T) {
 		t.Run(tt.how, func(t *testing.T) {
 			t.Parallel()
 			p := newProgram(t, counterScript, []string{"f"})
-			if tt.class != ClassDeadline {
-				setDeadline(p, "f", generousDeadline)
+			if tt.class == ClassDeadline {
+				setDeadline(p, "f", testDeadline)
 			}
 			if got := mustCall(t, p, "f", "count"); got != "1" {
 				t.Fatalf("first call = %s", got)
@@ -90,7 +90,6 @@ function f(m) {
 	return {id: m.id, n: m.n * 2, upper: m.text.toUpperCase(), sum: m.items.reduce((a, b) => a + b, 0)};
 }`
 	p := newProgram(t, src, []string{"f"})
-	setDeadline(p, "f", generousDeadline)
 	const goroutines, calls = 32, 20
 	var wg sync.WaitGroup
 	errs := make(chan error, goroutines*calls)
@@ -158,7 +157,6 @@ func TestObserverSeesEveryCallThatRan(t *testing.T) {
 			seen = append(seen, entry+":"+class)
 		}
 	})
-	setDeadline(p, "f", generousDeadline)
 	mustCall(t, p, "f", "count")
 	call(t, p, "f", "throw")
 	call(t, p, "f", "huge")
@@ -183,7 +181,6 @@ func TestContextEndsTheCall(t *testing.T) {
 		h := &captureHandler{onRecord: func(capturedRecord) { cancel() }}
 		p := newProgram(t, `function f() { console.log('started'); for (;;) {} }`, []string{"f"},
 			func(o *Options) { o.Logger = slog.New(h) })
-		setDeadline(p, "f", generousDeadline)
 		start := time.Now()
 		_, err := p.Call(ctx, "f")
 		if ClassOf(err) != ClassDeadline || !strings.Contains(err.Error(), "the caller's context ended (context canceled)") {
@@ -210,7 +207,6 @@ func TestContextEndsTheCall(t *testing.T) {
 	t.Run("context deadline before the entry deadline", func(t *testing.T) {
 		t.Parallel()
 		p := newProgram(t, `function f() { for (;;) {} }`, []string{"f"})
-		setDeadline(p, "f", generousDeadline)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 		defer cancel()
 		if _, err := p.Call(ctx, "f"); ClassOf(err) != ClassDeadline || !strings.Contains(err.Error(), "context deadline exceeded") {

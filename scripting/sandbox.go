@@ -3,14 +3,15 @@ package scripting
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/dop251/goja"
 )
 
 // sandbox is one locked-down goja runtime with the script loaded. The pool hands it to one
-// goroutine at a time; it is thrown away after any failure, so per-call state never has to
-// be repaired after a panic.
+// goroutine at a time. It is thrown away after any failure that could leave it in doubt
+// (see Program.Call), so per-call state never has to be repaired after a panic.
 type sandbox struct {
 	p       *Program
 	vm      *goja.Runtime
@@ -24,8 +25,9 @@ type sandbox struct {
 	// rangeError constructs RangeErrors for the sandbox caps.
 	rangeError *goja.Object
 	// join is goja's original Array.prototype.join, which concatenates efficiently.
-	join native
-	uses int
+	join  native
+	uses  int
+	alarm alarm
 
 	// Per-call state, reset by begin.
 	ctx       context.Context
@@ -62,6 +64,7 @@ func newSandbox(ctx context.Context, p *Program) (sb *sandbox, err error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(p.limits.CallStackFrames)
 	sb = &sandbox{p: p, vm: vm, iterSteps: make(map[*goja.Object]int)}
+	sb.alarm.vm = vm
 	sb.begin(ctx, "load", 0)
 
 	// The installation code below is Go calling goja outside any script; a panic there is a
@@ -75,7 +78,7 @@ func newSandbox(ctx context.Context, p *Program) (sb *sandbox, err error) {
 		return nil, err
 	}
 
-	alarm := sb.arm(ctx, p.limits.loadDeadline())
+	sb.alarm.arm(ctx, p.limits.loadDeadline())
 	_, runErr := vm.RunProgram(p.program)
 	var resolved goja.Value
 	if runErr == nil {
@@ -85,10 +88,14 @@ func newSandbox(ctx context.Context, p *Program) (sb *sandbox, err error) {
 	if runErr != nil {
 		scriptErr = sb.classify("load", runErr, false)
 	}
-	alarm.disarm()
+	if sb.alarm.disarm() && scriptErr == nil {
+		// The code finished just as the alarm went off: an interrupt may be pending.
+		scriptErr = newError("load", ClassDeadline, "the top-level code reached its deadline")
+	}
 	if scriptErr != nil {
 		return nil, scriptErr
 	}
+	vm.ClearInterrupt()
 	if err := sb.resolveEntries(resolved); err != nil {
 		return nil, err
 	}
@@ -166,26 +173,43 @@ func (sb *sandbox) begin(ctx context.Context, entry string, outLimit int) {
 	sb.out = sb.out[:0]
 }
 
-// alarm interrupts a running sandbox when its deadline passes or its context ends.
+// alarm interrupts a running sandbox when its deadline passes or its context ends. Each
+// sandbox keeps one timer and re-arms it for every call.
 type alarm struct {
-	timer   *time.Timer
-	stopCtx func() bool
+	vm       *goja.Runtime
+	timer    *time.Timer
+	deadline atomic.Int64 // of the current arming, read by the timer's goroutine
+	stopCtx  func() bool
+	armed    bool
 }
 
 // arm starts the deadline timer and, when ctx can end, a context watcher.
-func (sb *sandbox) arm(ctx context.Context, d time.Duration) alarm {
-	vm := sb.vm
-	a := alarm{timer: time.AfterFunc(d, func() { vm.Interrupt(interruption{deadline: d}) })}
+func (a *alarm) arm(ctx context.Context, d time.Duration) {
+	a.deadline.Store(int64(d))
+	if a.timer == nil {
+		a.timer = time.AfterFunc(d, func() {
+			a.vm.Interrupt(interruption{deadline: time.Duration(a.deadline.Load())})
+		})
+	} else {
+		a.timer.Reset(d)
+	}
+	a.stopCtx = nil
 	if ctx.Done() != nil {
+		vm := a.vm
 		a.stopCtx = context.AfterFunc(ctx, func() { vm.Interrupt(interruption{ctxErr: ctx.Err()}) })
 	}
-	return a
+	a.armed = true
 }
 
 // disarm stops both watchers and reports whether either one has fired (or is firing), in
 // which case the runtime may hold a pending interrupt and must not be reused. When neither
-// fired, no Interrupt can happen any more and ClearInterrupt is safe.
-func (a alarm) disarm() (fired bool) {
+// fired, no Interrupt can happen any more and ClearInterrupt is safe. Disarming twice is
+// harmless.
+func (a *alarm) disarm() (fired bool) {
+	if !a.armed {
+		return false
+	}
+	a.armed = false
 	fired = !a.timer.Stop()
 	if a.stopCtx != nil && !a.stopCtx() {
 		fired = true

@@ -9,17 +9,15 @@ import (
 	"time"
 )
 
-// testDeadline keeps the calls that must be interrupted short.
+// testDeadline is the deadline of the calls that must be interrupted (see setDeadline).
 const testDeadline = 50 * time.Millisecond
 
-// newProgram compiles src with the given entry points (all required), lowering the deadline
-// of every entry point to testDeadline, then applying adjust to the options.
+// newProgram compiles src with the given entry points (all required) and the options adjust
+// sets, then gives every entry point generousDeadline: a test that expects an interrupt
+// shortens its entry's deadline with setDeadline.
 func newProgram(t testing.TB, src string, entries []string, adjust ...func(*Options)) *Program {
 	t.Helper()
-	o := Options{Required: entries, Limits: Limits{Deadlines: map[string]time.Duration{"": testDeadline}}}
-	for _, entry := range entries {
-		o.Limits.Deadlines[entry] = testDeadline
-	}
+	o := Options{Required: entries}
 	for _, a := range adjust {
 		a(&o)
 	}
@@ -28,15 +26,18 @@ func newProgram(t testing.TB, src string, entries []string, adjust ...func(*Opti
 		t.Fatalf("compile: %v", err)
 	}
 	t.Cleanup(p.Close)
+	for _, entry := range entries {
+		setDeadline(p, entry, generousDeadline)
+	}
 	return p
 }
 
 // generousDeadline is the deadline of calls that must not be interrupted, even on a loaded
-// machine under the race detector.
+// machine under the race detector. Calls that hit a cap must fail well within it.
 const generousDeadline = 10 * time.Second
 
-// setDeadline changes the deadline of entry beyond what DefaultLimits allows, which only a
-// test may do. It must run before the Program's first call.
+// setDeadline changes the deadline of entry, even beyond what DefaultLimits allows, which
+// only a test may do. It must run before the Program's calls.
 func setDeadline(p *Program, entry string, d time.Duration) {
 	deadlines := make(map[string]time.Duration, len(p.limits.Deadlines)+1)
 	for k, v := range p.limits.Deadlines {

@@ -1,6 +1,11 @@
 package runtime
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
 	"net/url"
 	"strings"
 )
@@ -20,6 +25,8 @@ var verifierKeys = map[string][]string{
 	VerifierTwilio:           {"kind", "url", "secretRef"},
 	VerifierStandardWebhooks: {"kind", "secretRef"},
 	VerifierPathToken:        {"kind", "tokenRef"},
+	VerifierVonageSignature:  {"kind", "signatureMethod", "secretRef"},
+	VerifierECDSAP256:        {"kind", "publicKey"},
 }
 
 // minPathTokenBytes keeps a path token out of guessing range.
@@ -144,6 +151,51 @@ func (r *reader) decodeVerifier(m *mapping, kind string) *Verifier {
 			m.fail("tokenRef", "the token must be at least %d characters of A-Z, a-z, 0-9, -, ., _ and ~", minPathTokenBytes)
 			v.Token = Secret{}
 		}
+	case VerifierVonageSignature:
+		if method := strings.ToLower(m.required("signatureMethod")); method != "" {
+			if !contains(vonageSignatureMethods, method) {
+				m.fail("signatureMethod", "must be one of %s (the Vonage dashboard's signature method)", strings.Join(vonageSignatureMethods, ", "))
+			} else {
+				v.SignatureMethod = method
+			}
+		}
+		v.Secret = r.textSecret(m, "secretRef")
+	case VerifierECDSAP256:
+		if text := m.required("publicKey"); text != "" {
+			der, reason := p256PublicKey(text)
+			if reason != "" {
+				m.fail("publicKey", "%s", reason)
+			}
+			v.PublicKey = der
+		}
 	}
 	return v
+}
+
+// p256PublicKey reads an ECDSA P-256 public key written as the base64 of a DER
+// SubjectPublicKeyInfo (how SendGrid shows its verification key) or as a PEM PUBLIC KEY block,
+// and returns its DER, or a reason it is refused.
+func p256PublicKey(text string) ([]byte, string) {
+	const want = "must be an ECDSA P-256 public key: the base64 of a DER SubjectPublicKeyInfo, or a PEM PUBLIC KEY block"
+	var der []byte
+	if block, _ := pem.Decode([]byte(text)); block != nil {
+		if block.Type != "PUBLIC KEY" {
+			return nil, want
+		}
+		der = block.Bytes
+	} else {
+		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
+		if err != nil {
+			return nil, want
+		}
+		der = b
+	}
+	pub, err := x509.ParsePKIXPublicKey(der)
+	if err != nil {
+		return nil, want
+	}
+	if key, ok := pub.(*ecdsa.PublicKey); !ok || key.Curve != elliptic.P256() {
+		return nil, want
+	}
+	return der, ""
 }

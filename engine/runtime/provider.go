@@ -29,7 +29,15 @@ const (
 	VerifierTwilio           = "twilio"
 	VerifierStandardWebhooks = "standard-webhooks"
 	VerifierPathToken        = "path-token"
+	// VerifierVonageSignature is the Vonage SMS API's signed callbacks (sig and timestamp
+	// parameters, hashed with the account's signature method).
+	VerifierVonageSignature = "vonage-signature"
+	// VerifierECDSAP256 is SendGrid's signed Event Webhook (ECDSA P-256 over timestamp and body).
+	VerifierECDSAP256 = "ecdsa-p256"
 )
+
+// Signature methods of vonage-signature (the Vonage dashboard's setting, which must match).
+var vonageSignatureMethods = []string{"md5hash", "md5", "sha1", "sha256", "sha512"}
 
 // SMTP TLS modes.
 const (
@@ -97,16 +105,23 @@ type HTTPAuth struct {
 //	twilio             URL (the public callback URL exactly as the gateway calls it), Secret
 //	standard-webhooks  Secret (the whsec_… text as stored; Key decodes it)
 //	path-token         Token (at least 16 URL-safe characters)
+//	vonage-signature   SignatureMethod (md5hash, md5, sha1, sha256 or sha512; required, as set
+//	                   in the Vonage dashboard), Secret (the signature secret)
+//	ecdsa-p256         PublicKey (member publicKey: the P-256 key as SendGrid shows it, base64
+//	                   of a DER SubjectPublicKeyInfo, or a PEM PUBLIC KEY block; kept as DER)
 //
 // Secrets and tokens are printable ASCII without surrounding white space (Load refuses a
 // trailing newline, which would make every signature check fail).
 type Verifier struct {
-	Kind     string
-	Header   string
-	Encoding string
-	URL      string
-	Secret   Secret
-	Token    Secret
+	Kind            string
+	Header          string
+	Encoding        string
+	URL             string
+	Secret          Secret
+	Token           Secret
+	SignatureMethod string
+	// PublicKey is the DER SubjectPublicKeyInfo of an ECDSA P-256 key (not a secret).
+	PublicKey []byte
 }
 
 // Key returns the HMAC key of the verifier: for standard-webhooks the bytes the whsec_ secret

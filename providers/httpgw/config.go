@@ -108,7 +108,8 @@ type Auth struct {
 
 // VerifierConfig configures one callback verifier (SPEC section 4, callbackVerifier).
 type VerifierConfig struct {
-	// Kind is hmac-sha256-body, twilio, standard-webhooks or path-token.
+	// Kind is hmac-sha256-body, twilio, standard-webhooks, path-token, vonage-signature or
+	// ecdsa-p256.
 	Kind string
 	// Header carries the hmac-sha256-body signature ("x-signature" when empty).
 	Header string
@@ -116,11 +117,17 @@ type VerifierConfig struct {
 	Encoding string
 	// URL is the public callback URL the twilio scheme signs.
 	URL string
-	// Secret is the HMAC key (hmac-sha256-body), the auth token (twilio) or the whsec_ secret
-	// (standard-webhooks).
+	// Secret is the HMAC key (hmac-sha256-body), the auth token (twilio), the whsec_ secret
+	// (standard-webhooks) or the signature secret (vonage-signature).
 	Secret []byte
 	// Token is the path-token secret.
 	Token string
+	// SignatureMethod is the vonage-signature hash, as set in the Vonage dashboard: md5hash,
+	// md5, sha1, sha256 or sha512 (the last four are HMACs).
+	SignatureMethod string
+	// PublicKey is the ecdsa-p256 verification key: a DER SubjectPublicKeyInfo, its base64
+	// text (as SendGrid shows it) or a PEM PUBLIC KEY block.
+	PublicKey []byte
 }
 
 // runtimeOwnedHeaders are set by the runtime or by net/http; prepare may never set them even

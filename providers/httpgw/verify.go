@@ -8,12 +8,18 @@ import (
 	"switchboard/engine"
 )
 
-// Verifier kinds of SPEC section 4 (callbackVerifier.kind).
+// Verifier kinds of SPEC section 4 (callbackVerifier.kind), and the two this package adds.
 const (
 	VerifierHMACSHA256Body   = "hmac-sha256-body"
 	VerifierTwilio           = "twilio"
 	VerifierStandardWebhooks = "standard-webhooks"
 	VerifierPathToken        = "path-token"
+	// VerifierVonageSignature is the Vonage SMS API's signed callbacks (sig and timestamp
+	// parameters; verify_vonage.go).
+	VerifierVonageSignature = "vonage-signature"
+	// VerifierECDSAP256 is SendGrid's signed Event Webhook (ECDSA P-256 over timestamp and
+	// body; verify_ecdsa.go).
+	VerifierECDSAP256 = "ecdsa-p256"
 )
 
 // Verifier proves that a callback request comes from the provider. Implementations live in
@@ -36,6 +42,8 @@ var verifierKinds = map[string]func(VerifierConfig, engine.Clock) (Verifier, err
 	VerifierTwilio:           newTwilioVerifier,
 	VerifierStandardWebhooks: newStandardWebhooksVerifier,
 	VerifierPathToken:        newPathTokenVerifier,
+	VerifierVonageSignature:  newVonageVerifier,
+	VerifierECDSAP256:        newECDSAVerifier,
 }
 
 // NewVerifier builds the verifier cfg describes. A nil cfg gives a verifier that refuses every

@@ -272,7 +272,7 @@ func TestPathTokenVerifier(t *testing.T) {
 func TestNewVerifierRefusesBadConfigs(t *testing.T) {
 	t.Parallel()
 	for name, cfg := range map[string]VerifierConfig{
-		"unknown kind":             {Kind: "vonage-signature"},
+		"unknown kind":             {Kind: "vonage-jwt"},
 		"hmac without secret":      {Kind: VerifierHMACSHA256Body},
 		"hmac with bad encoding":   {Kind: VerifierHMACSHA256Body, Secret: []byte("s"), Encoding: "base32"},
 		"twilio without url":       {Kind: VerifierTwilio, Secret: []byte("s")},

@@ -1,0 +1,46 @@
+package engine
+
+import (
+	"context"
+	"time"
+)
+
+// Inbox is the peer provider's narrow way into durable state (DESIGN "The flows": the only place
+// a provider touches the store). A Store implements it.
+type Inbox interface {
+	// PutInbox stores one verified inbound envelope and its idempotency record (peer, protocol,
+	// messageId, direction in) in one transaction, answering entry.Response. When the record
+	// exists already (a duplicate, also one racing this call), nothing is delivered again and the
+	// result carries the cached response, or a nil Response when it was too large to keep
+	// (the receiver then answers RESPONSE_GONE).
+	PutInbox(ctx context.Context, entry InboxEntry) (InboxResult, error)
+	// ListInbox returns up to limit entries received after the cursor, oldest first, and the
+	// cursor of the last one ("" when there are none).
+	ListInbox(ctx context.Context, after string, limit int) ([]InboxEntry, string, error)
+}
+
+// InboxEntry is one received peer message.
+type InboxEntry struct {
+	ID         string // inbox id, also the cursor
+	From       string // sender peer id
+	Protocol   string
+	MessageID  string // the envelope's messageId
+	TsMs       uint64
+	ReceivedAt time.Time
+	Payload    []byte
+	// Response is the acknowledgement to send and to cache: {"accepted": true, "inboxId": "…"}.
+	Response []byte
+}
+
+// InboxResult says what PutInbox did.
+type InboxResult struct {
+	Duplicate bool
+	InboxID   string
+	Response  []byte // nil for a duplicate whose response was not kept: answer RESPONSE_GONE
+}
+
+// PeerDue lets the peer provider make a connected peer's queued messages due at once. A Store
+// implements it; recipientKey is the message's recipient pseudonym (Message.RecipientKey).
+type PeerDue interface {
+	MakeRecipientDue(ctx context.Context, recipientKey string, now time.Time) (int, error)
+}

@@ -1,0 +1,308 @@
+package adaptertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"switchboard/engine"
+	"switchboard/providers/httpgw"
+)
+
+// sendTimeout bounds one send of a case (the provider's own timeout applies first).
+const sendTimeout = 30 * time.Second
+
+// Run runs the golden cases of the adapter folder dir (provider.yaml, its script, optional
+// runtime-snippet.yaml, testdata/*.txtar), one parallel subtest per case file named after it.
+// A case that differs from its expectations fails with each differing section; with update the
+// expected sections are rewritten instead (and the subtest logs it). A folder that cannot be
+// read or holds no case fails the test at once.
+func Run(t *testing.T, dir string, update bool) {
+	t.Helper()
+	a, err := loadAdapter(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := a.cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+			t.Parallel()
+			res := a.runFile(file, update)
+			if res.err != nil {
+				t.Fatal(res.err)
+			}
+			for _, d := range res.diffs {
+				t.Error(d)
+			}
+			if res.updated {
+				t.Logf("updated %s", file)
+			}
+		})
+	}
+}
+
+// RunDir runs golden cases for the command line and writes one line per case to w ("ok",
+// "FAIL" with the differing sections, or "updated"), then a summary. dir is an adapter folder
+// (it holds provider.yaml), or a folder whose sub-folders are adapter folders (each one that
+// holds provider.yaml is run, in name order). Cases run one after another.
+//
+// passed and failed count case files. err is set when nothing could be run: dir or an adapter
+// folder cannot be read (err wraps the file system error: errors.Is(err, fs.ErrNotExist)), its
+// provider.yaml or runtime-snippet.yaml is invalid, or it holds no testdata/*.txtar. A case
+// that cannot be parsed or whose provider cannot be built counts as failed, not as err.
+func RunDir(dir string, update bool, w io.Writer) (passed, failed int, err error) {
+	dirs, err := adapterDirs(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, d := range dirs {
+		a, err := loadAdapter(d)
+		if err != nil {
+			return passed, failed, err
+		}
+		files, err := a.cases()
+		if err != nil {
+			return passed, failed, err
+		}
+		for _, file := range files {
+			res := a.runFile(file, update)
+			switch {
+			case res.err != nil:
+				failed++
+				fmt.Fprintf(w, "FAIL    %s\n        %s\n", file, indent(res.err.Error()))
+			case len(res.diffs) > 0:
+				failed++
+				fmt.Fprintf(w, "FAIL    %s\n", file)
+				for _, d := range res.diffs {
+					fmt.Fprintf(w, "        %s\n", indent(d))
+				}
+			case res.updated:
+				passed++
+				fmt.Fprintf(w, "updated %s\n", file)
+			default:
+				passed++
+				fmt.Fprintf(w, "ok      %s\n", file)
+			}
+		}
+	}
+	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
+	return passed, failed, nil
+}
+
+// adapterDirs resolves RunDir's argument into adapter folders.
+func adapterDirs(dir string) ([]string, error) {
+	if _, err := os.Stat(filepath.Join(dir, "provider.yaml")); err == nil {
+		return []string{dir}, nil
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("adapter test %s: %w", dir, err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Name(), "provider.yaml")); e.IsDir() && err == nil {
+			dirs = append(dirs, filepath.Join(dir, e.Name()))
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("adapter test %s: no provider.yaml here or in a sub-folder", dir)
+	}
+	sort.Strings(dirs)
+	return dirs, nil
+}
+
+func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n        ") }
+
+// fileResult is what became of one case file.
+type fileResult struct {
+	diffs   []string
+	updated bool
+	err     error
+}
+
+// runFile runs one case file, then compares or rewrites its expectations.
+func (a *adapter) runFile(path string, update bool) fileResult {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fileResult{err: err}
+	}
+	c, err := parseCase(path, data)
+	if err != nil {
+		return fileResult{err: err}
+	}
+	got, notes, err := a.execute(c)
+	if err != nil {
+		return fileResult{err: fmt.Errorf("%s: %w", path, err)}
+	}
+	if update {
+		out := c.format(got)
+		if bytes.Equal(out, bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))) {
+			return fileResult{}
+		}
+		if err := os.WriteFile(path, out, 0o644); err != nil {
+			return fileResult{err: fmt.Errorf("update: %w", err)}
+		}
+		return fileResult{updated: true}
+	}
+	var res fileResult
+	names := make([]string, 0, len(got))
+	for name := range got {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		want, ok := c.want[name]
+		switch {
+		case !ok:
+			res.diffs = append(res.diffs, fmt.Sprintf("%s: missing (run with -update to write it); got:\n%s%s", name, got[name], notes[name]))
+		case !sameSection(name, want, got[name]):
+			res.diffs = append(res.diffs, fmt.Sprintf("%s differs\n--- want\n%s\n+++ got\n%s%s", name, normalize(want), normalize(got[name]), notes[name]))
+		}
+	}
+	for name := range c.want {
+		if _, ok := got[name]; !ok {
+			res.diffs = append(res.diffs, fmt.Sprintf("%s: expected, but nothing produced it", name))
+		}
+	}
+	return res
+}
+
+// execute plays a case's events against a fresh provider and gateway and renders every
+// expected section. notes holds detail shown beside a differing section (reasons, errors).
+func (a *adapter) execute(c *caseFile) (got, notes map[string]string, err error) {
+	gw := newGateway()
+	defer gw.Close()
+	clock := &caseClock{now: c.setup.Now.UTC()}
+	cfg, priv, err := a.config(c, gw.URL(), clock)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := httpgw.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer p.Close()
+	sign := signer{cfg: cfg.Verifier, priv: priv}
+	led := newLedger()
+	got, notes = map[string]string{}, map[string]string{}
+	declared := a.declaredHeaders()
+	for _, ev := range c.events {
+		clock.advance(time.Second)
+		if ev.kind == kindSend {
+			answer, err := parseAnswer(ev.input)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", ev.inputName(), err)
+			}
+			gw.expect(answer)
+			ctx, cancel := context.WithTimeout(context.Background(), sendTimeout)
+			o := p.Send(ctx, c.outbound(ev.n))
+			cancel()
+			reqs := gw.received()
+			var first *recorded
+			if len(reqs) > 0 {
+				first = &reqs[0]
+			}
+			got[ev.prefix()+"request.http"] = renderRequest(first, declared)
+			if len(reqs) > 1 {
+				got[ev.prefix()+"request.http"] += fmt.Sprintf("# and %d more requests for this one send\n", len(reqs)-1)
+			}
+			got[ev.prefix()+"outcome.yaml"] = renderOutcome(o)
+			if o.Reason != "" {
+				notes[ev.prefix()+"outcome.yaml"] = "(reason: " + o.Reason + ")\n"
+			}
+			led.recordOutcome(o)
+			continue
+		}
+		res, note, err := a.callback(p, sign, ev, clock.Now(), led)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", ev.inputName(), err)
+		}
+		got[ev.prefix()+"receipts.yaml"] = renderCallback(res)
+		notes[ev.prefix()+"receipts.yaml"] = note
+	}
+	if c.hasCallbacks() {
+		got["report.yaml"] = renderReport(led)
+	}
+	return got, notes, nil
+}
+
+// callback builds, signs (when asked), verifies and parses one callback.
+func (a *adapter) callback(p *httpgw.Provider, sign signer, ev event, now time.Time, led *ledger) (callbackResult, string, error) {
+	m, err := parseHTTPMessage(ev.input)
+	if err != nil {
+		return callbackResult{}, "", err
+	}
+	method, target, err := m.requestLine()
+	if err != nil {
+		return callbackResult{}, "", err
+	}
+	signIt := strings.EqualFold(m.header.Get(signDirective), "yes")
+	m.header.Del(signDirective)
+	r := httptest.NewRequest(method, target, nil)
+	r.Header = m.header
+	body := m.body
+	if signIt {
+		if body, err = sign.sign(r, body, ev.n, now); err != nil {
+			return callbackResult{}, "", err
+		}
+		if sign.cfg.Kind == httpgw.VerifierPathToken && routeToken(r.URL.Path) == "" {
+			r.URL.Path = strings.TrimSuffix(r.URL.Path, "/") + "/" + sign.cfg.Token
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	if err := p.VerifyCallback(r, routeToken(r.URL.Path), body); err != nil {
+		return callbackResult{verified: false}, "", nil
+	}
+	receipts, err := p.ParseReceipts(context.Background(), r, body)
+	switch {
+	case err != nil:
+		return callbackResult{verified: true, errCode: engine.CodeOf(err)}, "(error: " + err.Error() + ")\n", nil
+	case len(receipts) == 0:
+		return callbackResult{verified: true, ignored: true}, "", nil
+	}
+	return callbackResult{verified: true, receipts: receipts, tally: led.receive(receipts)}, "", nil
+}
+
+// routeToken is the {token} of /v1/provider-callbacks/{provider}/{token}, or "".
+func routeToken(path string) string {
+	rest, ok := strings.CutPrefix(path, "/v1/provider-callbacks/")
+	if !ok {
+		return ""
+	}
+	_, token, _ := strings.Cut(rest, "/")
+	return token
+}
+
+// caseClock is the case's engine.Clock: it moves only when the runner says.
+type caseClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// Now returns the case's current time.
+func (c *caseClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *caseClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+var _ engine.Clock = (*caseClock)(nil)

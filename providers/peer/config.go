@@ -1,0 +1,161 @@
+package peer
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"time"
+
+	libp2ppeer "github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/protocol"
+	ma "github.com/multiformats/go-multiaddr"
+
+	"switchboard/engine"
+)
+
+// Defaults applied by New to zero Config fields.
+const (
+	// DefaultProtocol is the stream protocol id when Config.Protocol is empty.
+	DefaultProtocol = "/switchboard/1.0.0/message"
+	// DefaultSendTimeout bounds one whole send: dial, write, read (SPEC section 7).
+	DefaultSendTimeout = 20 * time.Second
+	// DefaultReceiveTimeout bounds one whole inbound exchange: read, store, answer.
+	DefaultReceiveTimeout = 20 * time.Second
+	// DefaultMaxInbound is how many inbound envelopes are handled at once. Each may hold up
+	// to MaxEnvelopeBytes in memory, so this bounds the inbound side's memory.
+	DefaultMaxInbound = 16
+)
+
+// Config is one peer provider, built by the caller from the runtime file's resolved values
+// (engine/runtime PeerProvider). The provider never reads files or secrets itself.
+type Config struct {
+	// ID is the provider's id in the package; it only names the provider in logs and errors.
+	ID string
+	// IdentityKey is the host's persistent private key as Keygen wrote it (see
+	// ParseIdentityKey). Required.
+	IdentityKey []byte
+	// Listen holds multiaddrs to listen on (TCP and QUIC); empty = dial out and through
+	// relays only.
+	Listen []string
+	// Protocol is the stream protocol id; empty = DefaultProtocol.
+	Protocol string
+	// Relays holds circuit relay v2 multiaddrs, each ending in /p2p/<relay id>. Start keeps a
+	// reservation on each, and a recipient with no known address is dialled through them.
+	Relays []string
+	// RelayService makes this host a circuit relay with limits that carry a 10 MiB envelope.
+	RelayService bool
+	// AddressBook maps peer ids to the multiaddrs they are reached at, direct or
+	// /p2p-circuit addresses (a trailing /p2p/<id> is allowed and must match the key).
+	AddressBook map[string][]string
+	// Inbox receives inbound envelopes. Nil = this host does not accept messages (no stream
+	// handler is registered).
+	Inbox engine.Inbox
+	// OnPeerConnected, when set, is called with the peer id each time a connection to a
+	// peer opens (in either direction), from its own goroutine. The caller makes that peer's
+	// queued messages due (engine.PeerDue) and wakes the dispatcher.
+	OnPeerConnected func(peerID string)
+	// Logger receives the provider's log records; nil = discard.
+	Logger *slog.Logger
+	// Clock stamps envelopes (tsMs) and inbox entries (receivedAt); nil = engine.SystemClock.
+	Clock engine.Clock
+	// SendTimeout bounds one send; zero = DefaultSendTimeout.
+	SendTimeout time.Duration
+	// ReceiveTimeout bounds one inbound exchange; zero = DefaultReceiveTimeout. A sender that
+	// stalls longer has its stream reset.
+	ReceiveTimeout time.Duration
+	// MaxInbound bounds concurrent inbound exchanges; zero = DefaultMaxInbound.
+	MaxInbound int
+}
+
+// resolved is a Config checked and parsed once by New.
+type resolved struct {
+	Config
+	protocol    protocol.ID
+	listen      []ma.Multiaddr
+	relays      []libp2ppeer.AddrInfo
+	addressBook []libp2ppeer.AddrInfo
+}
+
+// resolve validates cfg, applies defaults and parses every address.
+func (cfg Config) resolve() (resolved, error) {
+	r := resolved{Config: cfg}
+	if len(cfg.IdentityKey) == 0 {
+		return r, errors.New("identity key is required")
+	}
+	if r.Protocol == "" {
+		r.Protocol = DefaultProtocol
+	}
+	if r.Protocol[0] != '/' {
+		return r, fmt.Errorf("protocol %q must start with /", r.Protocol)
+	}
+	r.protocol = protocol.ID(r.Protocol)
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	if r.Clock == nil {
+		r.Clock = engine.SystemClock{}
+	}
+	if r.SendTimeout <= 0 {
+		r.SendTimeout = DefaultSendTimeout
+	}
+	if r.ReceiveTimeout <= 0 {
+		r.ReceiveTimeout = DefaultReceiveTimeout
+	}
+	if r.MaxInbound <= 0 {
+		r.MaxInbound = DefaultMaxInbound
+	}
+	for _, s := range cfg.Listen {
+		a, err := ma.NewMultiaddr(s)
+		if err != nil {
+			return r, fmt.Errorf("listen address %q: %w", s, err)
+		}
+		r.listen = append(r.listen, a)
+	}
+	for _, s := range cfg.Relays {
+		ai, err := libp2ppeer.AddrInfoFromString(s)
+		if err != nil {
+			return r, fmt.Errorf("relay %q must be a multiaddr ending in /p2p/<peer id>: %w", s, err)
+		}
+		r.relays = append(r.relays, *ai)
+	}
+	ids := make([]string, 0, len(cfg.AddressBook))
+	for id := range cfg.AddressBook {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		ai, err := addressBookEntry(id, cfg.AddressBook[id])
+		if err != nil {
+			return r, err
+		}
+		r.addressBook = append(r.addressBook, ai)
+	}
+	return r, nil
+}
+
+// addressBookEntry parses one address book entry. Each address may end in /p2p/<id>, which
+// must then be the entry's id; a /p2p-circuit address keeps its relay part.
+func addressBookEntry(id string, addrs []string) (libp2ppeer.AddrInfo, error) {
+	pid, err := libp2ppeer.Decode(id)
+	if err != nil {
+		return libp2ppeer.AddrInfo{}, fmt.Errorf("address book: %q is not a peer id: %w", id, err)
+	}
+	ai := libp2ppeer.AddrInfo{ID: pid}
+	for _, s := range addrs {
+		a, err := ma.NewMultiaddr(s)
+		if err != nil {
+			return ai, fmt.Errorf("address book %s: address %q: %w", id, s, err)
+		}
+		transport, named := libp2ppeer.SplitAddr(a)
+		if named != "" && named != pid {
+			return ai, fmt.Errorf("address book %s: address %q names another peer", id, s)
+		}
+		a = transport
+		if len(a) == 0 {
+			return ai, fmt.Errorf("address book %s: address %q has no transport part", id, s)
+		}
+		ai.Addrs = append(ai.Addrs, a)
+	}
+	return ai, nil
+}

@@ -1,0 +1,36 @@
+// Package peer is the provider for the peer channel (SPEC section 7): a libp2p host per peer
+// provider that sends messages to other hosts as reliable envelopes and receives theirs into
+// an inbox.
+//
+// It owns:
+//   - the host: a persistent Ed25519 identity (Keygen, IDFromKeyFile, IDFromKey for
+//     `switchboard peer keygen` and `peer id`), TCP and QUIC, Noise and TLS, yamux, a
+//     resource manager sized for 10 MiB envelopes, the runtime's address book, reservations on
+//     the configured circuit relays (v2), and optionally a relay service of its own whose
+//     circuits carry a 10 MiB envelope;
+//   - the wire format: the protobuf ReliableEnvelope (1 messageId, 2 version = 1, 3 tsMs,
+//     4 payload) encoded by hand with protowire, byte-compatible with the source document's
+//     protobufjs encoding (envelope.go); one stream per message, write, close-write, read the
+//     answer to end of stream;
+//   - sending (engine.Provider): the classification of every way a send can end (send.go,
+//     answer.go). Before the whole envelope was written, a failure is transient; after, it is
+//     maybe-sent. RESPONSE_GONE or {"accepted": true, …} is accepted with report delivered,
+//     {"accepted": false, …} permanent (peer.refused), any other complete answer delivered;
+//   - receiving (receive.go): read under the cap and a deadline, check the envelope, hand it
+//     to engine.Inbox.PutInbox, which stores it with its idempotency record (peer, protocol,
+//     messageId, in) in one transaction and tells duplicates apart, then answer the stored or
+//     cached response, or RESPONSE_GONE;
+//   - connection events: Config.OnPeerConnected is told when a connection to a peer opens,
+//     so the caller can make that peer's queued messages due at once.
+//
+// Decisions where SPEC is silent (each documented where it is made): a recipient with no
+// known address is dialled through every configured relay; the swarm's own dial backoff is
+// cleared before each send, so that the engine's retry schedule alone paces retries; Start
+// dials the address book once so that peers waiting on each other connect; a peer that
+// refuses the protocol during lazy negotiation cannot have read the envelope, so that is
+// transient even after the write.
+//
+// peer is the only package in the project that imports go-libp2p. It imports engine (types)
+// and the standard library besides; it must never import packages, store, engine/runtime or
+// cmd: the caller resolves the runtime file into a Config.
+package peer

@@ -1,0 +1,114 @@
+package peer
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	libp2ppeer "github.com/libp2p/go-libp2p/core/peer"
+
+	"switchboard/engine"
+)
+
+// relayed is a relay, a receiver with no listen address of its own that holds a reservation
+// on it, and a sender.
+type relayed struct {
+	relay, receiver, sender *node
+}
+
+// startRelayed builds the relay topology. With viaAddressBook the sender knows the receiver
+// by its /p2p-circuit address; otherwise the sender only has the relay configured and finds
+// the receiver through it.
+func startRelayed(t testing.TB, viaAddressBook bool) relayed {
+	t.Helper()
+	relay := startNode(t, func(c *Config) { c.RelayService = true; c.Inbox = nil })
+	relayAddr := relay.Addrs()[0]
+	receiver := startNode(t, func(c *Config) {
+		c.Listen = nil
+		c.Relays = []string{relayAddr}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	if err := receiver.WaitReservation(ctx, relay.PeerID()); err != nil {
+		t.Fatal(err)
+	}
+	sender := startNode(t, func(c *Config) {
+		c.Listen = nil
+		if viaAddressBook {
+			c.AddressBook = map[string][]string{
+				receiver.PeerID(): {relayAddr + "/p2p-circuit/p2p/" + receiver.PeerID()},
+			}
+		} else {
+			c.Relays = []string{relayAddr}
+		}
+	})
+	return relayed{relay: relay, receiver: receiver, sender: sender}
+}
+
+// wantRelayedOnly checks that every connection from sender to receiver is a limited
+// (relayed) one: the receiver has no address of its own, so nothing else is possible.
+func wantRelayedOnly(t *testing.T, r relayed) {
+	t.Helper()
+	id, err := libp2ppeer.Decode(r.receiver.PeerID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := r.sender.host.Network().ConnsToPeer(id)
+	if len(conns) == 0 {
+		t.Fatal("no connection from sender to receiver")
+	}
+	for _, c := range conns {
+		if !c.Stat().Limited || !isCircuit(c.RemoteMultiaddr()) {
+			t.Fatalf("connection %s is not relayed", c.RemoteMultiaddr())
+		}
+	}
+}
+
+func TestDeliveryThroughRelay(t *testing.T) {
+	t.Parallel()
+	for name, viaAddressBook := range map[string]bool{"address book": true, "configured relay": false} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := startRelayed(t, viaAddressBook)
+			if len(r.receiver.Addrs()) != 0 {
+				t.Fatalf("receiver listens on %v, want nothing", r.receiver.Addrs())
+			}
+			out := peerOutbound(newMessageID(), r.receiver.PeerID(), "through the relay")
+			o := r.sender.Send(context.Background(), out)
+			wantOutcome(t, o, engine.OutcomeAccepted, "")
+			wantRelayedOnly(t, r)
+			entries, _ := r.receiver.inbox.snapshot()
+			if len(entries) != 1 || string(entries[0].Payload) != "through the relay" ||
+				entries[0].From != r.sender.PeerID() || o.ProviderReference != entries[0].ID {
+				t.Fatalf("inbox %+v after %+v", entries, o)
+			}
+		})
+	}
+}
+
+func TestLargePayloadThroughRelay(t *testing.T) {
+	t.Parallel()
+	r := startRelayed(t, true)
+	body := bytes.Repeat([]byte("0123456789abcdef"), 9<<20/16) // 9 MiB
+	out := peerOutbound(newMessageID(), r.receiver.PeerID(), string(body))
+	o := r.sender.Send(context.Background(), out)
+	wantOutcome(t, o, engine.OutcomeAccepted, "")
+	wantRelayedOnly(t, r)
+	entries, _ := r.receiver.inbox.snapshot()
+	if len(entries) != 1 || !bytes.Equal(entries[0].Payload, body) {
+		t.Fatalf("inbox holds %d entries; payload intact: %v", len(entries),
+			len(entries) == 1 && bytes.Equal(entries[0].Payload, body))
+	}
+}
+
+func TestRelayWithoutReservationIsTransient(t *testing.T) {
+	t.Parallel()
+	relay := startNode(t, func(c *Config) { c.RelayService = true; c.Inbox = nil })
+	absent := startNode(t, func(c *Config) { c.Listen = nil }) // holds no reservation
+	sender := startNode(t, func(c *Config) {
+		c.Listen = nil
+		c.Relays = []string{relay.Addrs()[0]}
+	})
+	o := sender.Send(context.Background(), peerOutbound(newMessageID(), absent.PeerID(), "nobody home"))
+	wantOutcome(t, o, engine.OutcomeTransient, CodeUnreachable)
+}

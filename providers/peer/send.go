@@ -1,0 +1,190 @@
+package peer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/libp2p/go-libp2p/core/network"
+	libp2ppeer "github.com/libp2p/go-libp2p/core/peer"
+	"github.com/libp2p/go-libp2p/core/peerstore"
+	"github.com/libp2p/go-libp2p/core/protocol"
+	"github.com/libp2p/go-libp2p/p2p/net/swarm"
+	msmux "github.com/multiformats/go-multistream"
+
+	"switchboard/engine"
+)
+
+// Outcome codes of Send (stable, shown to operators).
+const (
+	// CodeClosed: Send was called after Close (transient: another process may send it).
+	CodeClosed = "provider.closed"
+	// CodeInvalidRecipient: the recipient is not a peer id, or is this host (permanent).
+	CodeInvalidRecipient = "peer.invalid-recipient"
+	// CodeTooLarge: the envelope would be over MaxEnvelopeBytes (permanent).
+	CodeTooLarge = "peer.too-large"
+	// CodeUnreachable: no connection to the peer could be opened (transient).
+	CodeUnreachable = "peer.unreachable"
+	// CodeProtocolUnsupported: the peer does not speak the provider's protocol (transient:
+	// nothing was delivered, and the peer may be upgraded).
+	CodeProtocolUnsupported = "peer.protocol-unsupported"
+	// CodeTimeout: the send's time ran out, or its context ended (transient before the
+	// envelope was written, maybe-sent after).
+	CodeTimeout = "peer.timeout"
+	// CodeStreamFailed: the stream broke (transient before the envelope was written,
+	// maybe-sent after).
+	CodeStreamFailed = "peer.stream-failed"
+	// CodeResponseTooLarge: the answer is over MaxEnvelopeBytes (maybe-sent: the peer
+	// answered, but what it said cannot be read).
+	CodeResponseTooLarge = "peer.response-too-large"
+	// CodeRefused: the peer answered {"accepted": false, …} (permanent).
+	CodeRefused = "peer.refused"
+)
+
+// Send delivers out as one ReliableEnvelope (messageId = out.MessageID, payload =
+// out.Parts["body"]) on a fresh stream, closes its write side and reads the answer to end of
+// stream under the MaxEnvelopeBytes cap, all within SendTimeout, ctx and out.Deadline. It
+// dials the address book's addresses, then the configured relays' /p2p-circuit addresses for
+// a peer with no known address, and uses relayed (limited) connections.
+//
+// Classification (SPEC section 7): anything that fails before the whole envelope was
+// written is transient; after it, maybe-sent. An answer of RESPONSE_GONE or
+// {"accepted": true, …} is accepted with report delivered (ProviderReference = the inboxId when
+// the answer carries one); {"accepted": false, …} is permanent (CodeRefused); any other
+// complete answer is accepted with report delivered.
+func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcome {
+	if p.isClosed() {
+		return transient(CodeClosed, "provider is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return transient(CodeTimeout, "context ended before sending: "+err.Error())
+	}
+	target, err := libp2ppeer.Decode(out.Recipient)
+	if err != nil || target == p.self {
+		return engine.Outcome{Class: engine.OutcomePermanent, Code: CodeInvalidRecipient,
+			Reason: "recipient is not another host's peer id"}
+	}
+	env := Envelope{
+		MessageID: out.MessageID,
+		Version:   EnvelopeVersion,
+		TsMs:      uint64(max(p.cfg.Clock.Now().UnixMilli(), 0)),
+		Payload:   []byte(out.Parts["body"]),
+	}
+	if env.MessageID == "" || len(env.MessageID) > MaxMessageIDBytes {
+		return engine.Outcome{Class: engine.OutcomePermanent, Code: CodeInvalidRecipient,
+			Reason: "message id cannot be an envelope messageId"}
+	}
+	if size := EncodedSize(env); size > MaxEnvelopeBytes {
+		return engine.Outcome{Class: engine.OutcomePermanent, Code: CodeTooLarge,
+			Reason: fmt.Sprintf("envelope of %d bytes is over %d", size, MaxEnvelopeBytes)}
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.cfg.SendTimeout)
+	defer cancel()
+	if !out.Deadline.IsZero() {
+		ctx, cancel = context.WithDeadline(ctx, out.Deadline)
+		defer cancel()
+	}
+	return p.exchange(ctx, target, p.cfg.protocol, AppendEnvelope(make([]byte, 0, EncodedSize(env)), env))
+}
+
+// exchange performs one request/response on a fresh stream and classifies it.
+func (p *Provider) exchange(ctx context.Context, target libp2ppeer.ID, proto protocol.ID, request []byte) engine.Outcome {
+	ctx = network.WithAllowLimitedConn(ctx, "switchboard message")
+	p.prepareDial(target)
+	s, err := p.host.NewStream(ctx, target, proto)
+	if err != nil {
+		return beforeWrite(ctx, err)
+	}
+	if deadline, ok := ctx.Deadline(); ok {
+		_ = s.SetDeadline(deadline)
+	}
+	// A context that ends without a deadline (cancelled) breaks the stream too.
+	stop := context.AfterFunc(ctx, func() { _ = s.Reset() })
+	defer stop()
+
+	if _, err := s.Write(request); err != nil {
+		_ = s.Reset()
+		return beforeWrite(ctx, err)
+	}
+	// From here on the peer may have the whole envelope: every failure is maybe-sent.
+	if err := s.CloseWrite(); err != nil {
+		_ = s.Reset()
+		return afterWrite(ctx, err)
+	}
+	answer, err := io.ReadAll(io.LimitReader(s, MaxEnvelopeBytes+1))
+	if err != nil {
+		_ = s.Reset()
+		return afterWrite(ctx, err)
+	}
+	if len(answer) > MaxEnvelopeBytes {
+		_ = s.Reset()
+		return engine.Outcome{Class: engine.OutcomeMaybeSent, Code: CodeResponseTooLarge,
+			Reason: fmt.Sprintf("answer is over %d bytes", MaxEnvelopeBytes)}
+	}
+	_ = s.Close()
+	return classifyAnswer(answer)
+}
+
+// prepareDial makes sure the peerstore has somewhere to dial: a peer with no connection and
+// no known address is tried through every configured relay. It also forgets the swarm's dial
+// backoff for the peer, so that the engine's retry schedule alone decides when to try again.
+func (p *Provider) prepareDial(target libp2ppeer.ID) {
+	n := p.host.Network()
+	if n.Connectedness(target) == network.Connected {
+		return
+	}
+	if len(p.host.Peerstore().Addrs(target)) == 0 {
+		if circuits := p.circuitAddrs(target); len(circuits) > 0 {
+			p.host.Peerstore().AddAddrs(target, circuits, peerstore.TempAddrTTL)
+		}
+	}
+	if sw, ok := n.(*swarm.Swarm); ok {
+		sw.Backoff().Clear(target)
+	}
+}
+
+// beforeWrite classifies a failure before the whole envelope was written: always transient.
+func beforeWrite(ctx context.Context, err error) engine.Outcome {
+	var unsupported msmux.ErrNotSupported[protocol.ID]
+	switch {
+	case ctx.Err() != nil:
+		return transient(CodeTimeout, err.Error())
+	case errors.As(err, &unsupported):
+		return transient(CodeProtocolUnsupported, err.Error())
+	case isDialError(err):
+		return transient(CodeUnreachable, err.Error())
+	}
+	return transient(CodeStreamFailed, err.Error())
+}
+
+// afterWrite classifies a failure after the envelope was written: always maybe-sent, except
+// that a peer that refused the protocol during lazy negotiation cannot have read it.
+func afterWrite(ctx context.Context, err error) engine.Outcome {
+	var unsupported msmux.ErrNotSupported[protocol.ID]
+	switch {
+	case errors.As(err, &unsupported):
+		return transient(CodeProtocolUnsupported, err.Error())
+	case ctx.Err() != nil:
+		return engine.Outcome{Class: engine.OutcomeMaybeSent, Code: CodeTimeout, Reason: err.Error()}
+	}
+	return engine.Outcome{Class: engine.OutcomeMaybeSent, Code: CodeStreamFailed, Reason: err.Error()}
+}
+
+// isDialError reports whether err says no connection could be opened.
+func isDialError(err error) bool {
+	var dialErr *swarm.DialError
+	return errors.As(err, &dialErr) || errors.Is(err, swarm.ErrNoAddresses) ||
+		errors.Is(err, swarm.ErrDialBackoff) || errors.Is(err, swarm.ErrAllDialsFailed) ||
+		errors.Is(err, swarm.ErrNoGoodAddresses)
+}
+
+func transient(code, reason string) engine.Outcome {
+	return engine.Outcome{Class: engine.OutcomeTransient, Code: code, Reason: reason}
+}
+
+func (p *Provider) isClosed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closed
+}
