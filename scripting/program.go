@@ -37,18 +37,19 @@ type Options struct {
 // Program is one compiled script with its pool of prepared runtimes. Its methods are safe
 // for concurrent use.
 type Program struct {
-	name     string
-	program  *goja.Program
-	resolver *goja.Program
-	lockdown *goja.Program
-	declared []string        // required and optional entry points, in order
-	defined  map[string]bool // the declared entry points the script defines; read-only
-	limits   Limits
-	logger   *slog.Logger
-	observer func(entry, class string, d time.Duration)
-	console  *lineLimiter
-	pool     pool
-	stats    counters
+	name      string
+	program   *goja.Program
+	resolver  *goja.Program
+	lockdown  *goja.Program
+	iterators *goja.Program
+	declared  []string        // required and optional entry points, in order
+	defined   map[string]bool // the declared entry points the script defines; read-only
+	limits    Limits
+	logger    *slog.Logger
+	observer  func(entry, class string, d time.Duration)
+	console   *lineLimiter
+	pool      pool
+	stats     counters
 }
 
 // Compile checks and compiles one classic (non-module) script once, in strict mode, and
@@ -92,12 +93,16 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scripting: compiling the lockdown program: %w", err)
 	}
+	iterators, err := goja.Compile("iterators.js", iteratorPrototypesSource, true)
+	if err != nil {
+		return nil, fmt.Errorf("scripting: compiling the iterator program: %w", err)
+	}
 	resolver, err := goja.Compile("entries.js", resolverSource(declared), true)
 	if err != nil {
 		return nil, fmt.Errorf("scripting: compiling the entry resolver: %w", err)
 	}
 	p := &Program{
-		name: name, program: program, resolver: resolver, lockdown: lockdown,
+		name: name, program: program, resolver: resolver, lockdown: lockdown, iterators: iterators,
 		declared: declared, defined: make(map[string]bool, len(declared)),
 		limits: limits, logger: o.Logger, observer: o.Observer,
 		pool: pool{max: 4 * runtime.GOMAXPROCS(0)},

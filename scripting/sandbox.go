@@ -111,6 +111,7 @@ func (sb *sandbox) install() error {
 	sb.installJSON()
 	sb.installStringGuards()
 	sb.installArrayGuards()
+	sb.installIteratorCaps()
 	sb.installHelpers()
 
 	ser, _ := goja.AssertFunction(vm.ToValue(sb.serializeOutput))

@@ -150,7 +150,10 @@ func encodePayload(p *engine.Payload) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// apply runs each acceptance in its own unit of the batch.
+// apply runs each acceptance in its own unit of the batch. On the batch's fast path an
+// acceptance runs without a savepoint: its refusals either wrote nothing (a spent key) or undo
+// their one write (the daily limit), and any other failure poisons the batch, which the writer
+// then rolls back and runs again with a savepoint per acceptance (see batch.fast).
 func (o *acceptOp) apply(b *batch) error {
 	for i := range o.items {
 		it := &o.items[i]
@@ -159,17 +162,29 @@ func (o *acceptOp) apply(b *batch) error {
 			continue
 		}
 		var res engine.AcceptResult
-		err := b.unit(func() error {
+		run := func() error {
 			var err error
 			res, err = b.acceptOne(it)
 			return err
-		})
+		}
+		var err error
+		if b.fast {
+			err = b.fastUnit(run, cleanAcceptRefusal)
+		} else {
+			err = b.unit(run)
+		}
 		if err != nil {
 			res = engine.AcceptResult{Err: err}
 		}
 		o.results[i] = res
 	}
 	return nil
+}
+
+// cleanAcceptRefusal reports whether acceptOne failed without leaving a write behind.
+func cleanAcceptRefusal(err error) bool {
+	return errors.Is(err, engine.ErrIdempotencyKeyReused) || errors.Is(err, engine.ErrIdempotencyExpired) ||
+		errors.Is(err, engine.ErrQuotaExceeded)
 }
 
 // acceptOne writes one acceptance, or resolves it against the record already holding its key.
@@ -190,6 +205,11 @@ func (b *batch) acceptOne(it *acceptItem) (engine.AcceptResult, error) {
 		return engine.AcceptResult{}, err
 	}
 	if it.limit > 0 && count >= int64(it.limit) {
+		if it.idem.Key != "" {
+			if err := b.execCached(q.idemDelete, it.idem.Issuer, it.idem.Subject, it.idem.Key); err != nil {
+				return engine.AcceptResult{}, fmt.Errorf("store: accept %s: undo idempotency record: %w", it.id, err)
+			}
+		}
 		return engine.AcceptResult{}, engine.ErrQuotaExceeded
 	}
 	seq, err := b.insert(b.s.q.msg.insert, it.message...)

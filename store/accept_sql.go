@@ -5,6 +5,7 @@ package store
 type acceptSQL struct {
 	idemInsert  string
 	idemSelect  string
+	idemDelete  string
 	dailyCount  string
 	dailyUpsert string
 }
@@ -17,6 +18,9 @@ func newAcceptSQL(rebind func(string) string) acceptSQL {
 			ON CONFLICT (issuer, subject, key) DO NOTHING`),
 		idemSelect: rebind(`SELECT request_hash, response, message_id, expires_at FROM idempotency
 			WHERE issuer = ? AND subject = ? AND key = ?`),
+		// Undoes the record of an acceptance refused after it was inserted (the daily limit),
+		// so that the fast path needs no savepoint.
+		idemDelete: rebind(`DELETE FROM idempotency WHERE issuer = ? AND subject = ? AND key = ?`),
 		dailyCount: rebind(`SELECT count FROM profile_daily WHERE access_profile = ? AND day = ?`),
 		dailyUpsert: rebind(`INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, ?)
 			ON CONFLICT (access_profile, day) DO UPDATE SET count = excluded.count`),

@@ -16,6 +16,9 @@ type batch struct {
 	chain  chainState // the audit chain as this batch advances it
 	daily  map[dailyKey]*dailyCount
 	poison error // a failure that dooms the whole transaction
+	// fast runs acceptances without a savepoint each (see acceptOp.apply); a batch whose fast
+	// run failed is run again with fast unset.
+	fast bool
 }
 
 // dailyKey is one access profile's UTC day.

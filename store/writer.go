@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 
@@ -145,14 +146,18 @@ func (s *Store) runBatch(reqs []*request) {
 		}
 		return
 	}
-	for i, r := range reqs {
-		if err := r.ctx.Err(); err != nil {
-			errs[i] = err // the caller stopped waiting before its turn: do nothing
-			continue
+	b.fast = true
+	s.applyAll(b, reqs, errs)
+	err = b.finish()
+	if errors.Is(err, errSlowPath) {
+		// An acceptance failed unexpectedly on the fast path: everything was rolled back, so
+		// run the same requests again with a savepoint for each acceptance.
+		if b, err = s.begin(); err == nil {
+			s.applyAll(b, reqs, errs)
+			err = b.finish()
 		}
-		errs[i] = r.op.apply(b)
 	}
-	if err := b.finish(); err != nil {
+	if err != nil {
 		s.log.Error("store: batch transaction failed", "requests", len(reqs), "err", err)
 		for _, r := range reqs {
 			r.done <- err
@@ -161,6 +166,39 @@ func (s *Store) runBatch(reqs []*request) {
 	}
 	for i, r := range reqs {
 		r.done <- errs[i]
+	}
+}
+
+// errSlowPath poisons a fast-path batch whose acceptance failed in a way that may have left a
+// write behind; the writer rolls the batch back and runs it again with savepoints.
+var errSlowPath = errors.New("store: batch needs the savepoint path")
+
+// fastUnit runs fn without a savepoint. A failure that clean reports as leaving no write behind
+// is returned as it is; any other failure poisons the batch with errSlowPath.
+func (b *batch) fastUnit(fn func() error, clean func(error) bool) error {
+	if b.poison != nil {
+		return b.poison
+	}
+	mark := b.chain
+	err := fn()
+	if err == nil || clean(err) {
+		if err != nil {
+			b.chain = mark
+		}
+		return err
+	}
+	b.poison = errSlowPath
+	return err
+}
+
+// applyAll applies each request's operation to the batch.
+func (s *Store) applyAll(b *batch, reqs []*request, errs []error) {
+	for i, r := range reqs {
+		if err := r.ctx.Err(); err != nil {
+			errs[i] = err // the caller stopped waiting before its turn: do nothing
+			continue
+		}
+		errs[i] = r.op.apply(b)
 	}
 }
 

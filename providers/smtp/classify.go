@@ -102,7 +102,9 @@ func classify(ctx context.Context, err error) engine.Outcome {
 		return outcome(engine.OutcomePermanent, CodeMessageInvalid, reason)
 	case errors.Is(se.err, errSMTPUTF8Unavailable):
 		return outcome(engine.OutcomePermanent, CodeSMTPUTF8Unavailable, reason)
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || isTimeout(se.err):
+		// The connection deadlines are the conversation's deadline, so an i/o timeout is the
+		// deadline passing (it may fire a hair before ctx notices).
 		return notSent(ctx, reason)
 	case errors.Is(se.err, errStartTLSUnavailable):
 		return outcome(engine.OutcomeTransient, CodeStartTLSUnavailable, reason)
@@ -118,9 +120,9 @@ func classify(ctx context.Context, err error) engine.Outcome {
 
 // notSent is the transient outcome of a send whose context ended before the body was written.
 func notSent(ctx context.Context, where string) engine.Outcome {
-	code := CodeCancelled
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-		code = CodeTimeout
+	code := CodeTimeout
+	if errors.Is(ctx.Err(), context.Canceled) {
+		code = CodeCancelled
 	}
 	return outcome(engine.OutcomeTransient, code, fmt.Sprintf("not sent: context ended (%s)", where))
 }
@@ -134,6 +136,12 @@ func outcome(class engine.OutcomeClass, code, reason string) engine.Outcome {
 func isNetError(err error) bool {
 	var ne interface{ Timeout() bool }
 	return errors.As(err, &ne) || isEOF(err)
+}
+
+// isTimeout reports whether err is a deadline passing on the connection.
+func isTimeout(err error) bool {
+	var ne interface{ Timeout() bool }
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 func isEOF(err error) bool {

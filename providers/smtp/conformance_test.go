@@ -7,8 +7,8 @@ import (
 	gosmtp "github.com/emersion/go-smtp"
 
 	"switchboard/engine"
-	smtp "switchboard/providers/smtp"
 	"switchboard/providers/providertest"
+	smtp "switchboard/providers/smtp"
 )
 
 // TestConformance runs the provider conformance suite against an in-process go-smtp relay.

@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	gosmtp "github.com/emersion/go-smtp"
 	"github.com/emersion/go-sasl"
+	gosmtp "github.com/emersion/go-smtp"
 )
 
 // errStartTLSUnavailable: the relay did not offer STARTTLS; the provider never goes on in

@@ -229,9 +229,17 @@ func verifierConfig(v *verifierSpec, s *setupSpec) (*httpgw.VerifierConfig, *ecd
 		}
 		return vc, nil, nil
 	}
-	vc.PublicKey = []byte(v.PublicKey)
-	if s.PublicKey != "" {
+	switch {
+	case s.PublicKey != "":
 		vc.PublicKey = []byte(s.PublicKey)
+	case s.PrivateKey == "":
+		// Only pre-signed callbacks of the real key can pass; the snippet may take it from the
+		// environment, as a runtime file would.
+		key, err := expandEnv(v.PublicKey, s.Env)
+		if err != nil {
+			return nil, nil, fmt.Errorf("publicKey: %w", err)
+		}
+		vc.PublicKey = []byte(key)
 	}
 	if s.PrivateKey == "" {
 		return vc, nil, nil

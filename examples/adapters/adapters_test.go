@@ -1,0 +1,184 @@
+package adapters_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"switchboard/engine/runtime"
+	"switchboard/packages"
+	"switchboard/providers/httpgw"
+	"switchboard/providers/httpgw/adaptertest"
+)
+
+var update = flag.Bool("update", false, "rewrite the expected sections of the golden cases")
+
+// adapterDirs lists the adapter folders beside this file.
+func adapterDirs(t *testing.T) []string {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join("*", "provider.yaml"))
+	if err != nil || len(matches) < 1 {
+		t.Fatalf("adapter folders: %v (%d found)", err, len(matches))
+	}
+	dirs := make([]string, len(matches))
+	for i, m := range matches {
+		dirs[i] = filepath.Dir(m)
+	}
+	return dirs
+}
+
+// TestGoldenCases runs every adapter's testdata/*.txtar, one subtest per file.
+func TestGoldenCases(t *testing.T) {
+	t.Parallel()
+	for _, dir := range adapterDirs(t) {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			adaptertest.Run(t, dir, *update)
+		})
+	}
+}
+
+// snippetRefs is what the load test needs to know of a runtime snippet to provide its secrets.
+type snippetRefs struct {
+	Providers map[string]struct {
+		CallbackVerifier struct {
+			Kind      string `yaml:"kind"`
+			SecretRef string `yaml:"secretRef"`
+		} `yaml:"callbackVerifier"`
+	} `yaml:"providers"`
+}
+
+var (
+	fileRef = regexp.MustCompile(`secret:file/([A-Za-z0-9._-]+)`)
+	envRef  = regexp.MustCompile(`(?:secret:env/|\$\{)([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+// TestAdaptersLoadAsServeWould puts each adapter in a package beside its runtime snippet and
+// loads both the way serve does: the package loader, the runtime loader (which must accept the
+// snippet's verifier kind), CheckPackage, and the provider built from the result.
+func TestAdaptersLoadAsServeWould(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range adapterDirs(t) {
+		t.Run(dir, func(t *testing.T) {
+			t.Parallel()
+			snippet, err := os.ReadFile(filepath.Join(dir, "runtime-snippet.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var refs snippetRefs
+			if err := yaml.Unmarshal(snippet, &refs); err != nil || len(refs.Providers) != 1 {
+				t.Fatalf("runtime-snippet.yaml: %v (%d providers)", err, len(refs.Providers))
+			}
+			var id string
+			for id = range refs.Providers {
+			}
+			root := t.TempDir()
+			pkgDir := filepath.Join(root, "package")
+			write(t, filepath.Join(pkgDir, "switchboard.yaml"), "apiVersion: switchboard/v1\nkind: Package\nproviders:\n  - {id: "+id+", kind: http}\n", 0o644)
+			for _, name := range []string{"provider.yaml", "adapter.js"} {
+				data, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				write(t, filepath.Join(pkgDir, "providers", id, name), string(data), 0o644)
+			}
+			verifier := refs.Providers[id].CallbackVerifier
+			write(t, filepath.Join(root, "secrets", "audit.key"), "audit-key-0123456789-abcdefghijklmnop", 0o600)
+			for _, m := range fileRef.FindAllStringSubmatch(string(snippet), -1) {
+				value := "test-value-of-" + m[1]
+				if verifier.Kind == "standard-webhooks" && verifier.SecretRef == m[0] {
+					value = "whsec_" + base64.StdEncoding.EncodeToString([]byte("a webhook secret of 32 bytes...."))
+				}
+				write(t, filepath.Join(root, "secrets", m[1]), value, 0o600)
+			}
+			env := map[string]string{}
+			for _, m := range envRef.FindAllStringSubmatch(string(snippet), -1) {
+				env[m[1]] = "AC0123456789abcdef0123456789abcdef"
+				if strings.Contains(m[1], "PUBLIC_KEY") {
+					env[m[1]] = base64.StdEncoding.EncodeToString(der)
+				}
+			}
+			doc := strings.Join([]string{
+				"apiVersion: switchboard/v1", "kind: Runtime", "package: {root: ./package}",
+				"database: {driver: sqlite, path: ./data/switchboard.db}",
+				"secrets: {file: {root: ./secrets}, env: {}}",
+				`authentication: {oidc: {issuer: "https://id.example", audience: switchboard, jwksUri: "https://id.example/jwks.json", allowedClients: [case-system]}}`,
+				`audit: {keyRef: "secret:file/audit.key"}`,
+				string(snippet),
+			}, "\n")
+			write(t, filepath.Join(root, "runtime.yaml"), doc, 0o600)
+
+			pkg, err := packages.Load(pkgDir)
+			if err != nil {
+				t.Fatalf("package: %v", err)
+			}
+			rt, err := runtime.Load(filepath.Join(root, "runtime.yaml"), func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatalf("runtime: %v", err)
+			}
+			if err := rt.CheckPackage(pkg); err != nil {
+				t.Fatalf("CheckPackage: %v", err)
+			}
+			p, err := httpgw.New(providerConfig(pkg.Provider(id), rt.Providers[id]))
+			if err != nil {
+				t.Fatalf("httpgw.New: %v", err)
+			}
+			_ = p.Close()
+		})
+	}
+}
+
+// providerConfig builds the provider as cmd/switchboard does, including the verifier members
+// the two added kinds need (SignatureMethod, PublicKey).
+func providerConfig(decl *packages.Provider, cfg *runtime.ProviderConfig) httpgw.Config {
+	h, a := cfg.HTTP, decl.Adapter
+	c := httpgw.Config{
+		ID: decl.ID, ScriptName: a.ScriptPath, Source: a.Source, Method: a.Method,
+		RequestHeaders: a.RequestHeaders, ResponseHeaders: a.ResponseHeaders,
+		ReceiptsCallback: a.Receipts == "callback", ConcurrencyLimit: a.ConcurrencyLimit,
+		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
+		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
+		Auth: httpgw.Auth{
+			Kind: h.Authentication.Kind, Username: string(h.Authentication.Username.Value()),
+			Password: string(h.Authentication.Password.Value()), Scheme: h.Authentication.Scheme,
+			Header: h.Authentication.Header, Token: string(h.Authentication.Token.Value()),
+		},
+	}
+	if v := h.CallbackVerifier; v != nil {
+		c.Verifier = &httpgw.VerifierConfig{Kind: v.Kind, Header: v.Header, Encoding: v.Encoding, URL: v.URL,
+			Secret: v.Secret.Value(), Token: string(v.Token.Value()),
+			SignatureMethod: v.SignatureMethod, PublicKey: v.PublicKey}
+	}
+	return c
+}
+
+func write(t *testing.T, path, data string, mode os.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		t.Fatal(err)
+	}
+}
