@@ -40,7 +40,9 @@ type InboxResult struct {
 }
 
 // PeerDue lets the peer provider make a connected peer's queued messages due at once. A Store
-// implements it; recipientKey is the message's recipient pseudonym (Message.RecipientKey).
+// implements it; peerID is the connected peer's id, matched exactly against the recipient the
+// submission gave (the payload's recipient: messages keep no recipient in their metadata).
+// It returns how many messages it made due.
 type PeerDue interface {
-	MakeRecipientDue(ctx context.Context, recipientKey string, now time.Time) (int, error)
+	MakeRecipientDue(ctx context.Context, peerID string, now time.Time) (int, error)
 }

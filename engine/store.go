@@ -42,6 +42,26 @@ type Store interface {
 	Ready(ctx context.Context) error
 	// Close stops background work (the group-commit writer) and closes the database.
 	Close() error
+
+	// ListMessages returns the metadata of at most q.Limit messages matching q, in q.Order,
+	// without attempts and never a payload. For ScanOrder, MessagePage.Next continues the
+	// listing (pass it as q.After); it is "" when the page was the last.
+	ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
+	// CountMessages counts the messages matching q's filters (Order, After and Limit are
+	// ignored), from metadata only.
+	CountMessages(ctx context.Context, q MessageQuery) (int64, error)
+	// ApplyOperatorActions applies at most MaxOperatorBatch operator actions in one
+	// transaction. Each is a guarded transition of Action.Transition with its audit record, and
+	// succeeds or fails on its own: its OperatorResult.Err is ErrNotFound, or ErrNotEligible when
+	// the message is not in the action's from-state (or, for a new generation, its payload was
+	// erased). The error is for the batch as a whole (storage, closed store).
+	ApplyOperatorActions(ctx context.Context, actions []OperatorAction) ([]OperatorResult, error)
+	// CountErasable counts what EraseBatch calls of kind with cutoff would erase in all.
+	CountErasable(ctx context.Context, kind EraseKind, cutoff time.Time) (int64, error)
+	// EraseBatch erases at most b.Limit (at most MaxEraseBatch) items of one kind whose
+	// retention ended at or before b.Cutoff, in one transaction with one audit record when it
+	// erased anything. It never touches a queued, sending or unknown message.
+	EraseBatch(ctx context.Context, b EraseBatch) (EraseResult, error)
 }
 
 // Acceptance is one submission ready to be made durable.

@@ -14,14 +14,18 @@ import (
 // Call runs entry with args and returns the script's return value serialized as JSON
 // (null for null or undefined; functions and symbols also become null).
 //
-// Each argument must be a plain Go value (see toJS: maps with string keys, slices, strings,
-// booleans, numbers, json.Number, json.RawMessage, nil; structs go through encoding/json);
-// the script receives fresh plain objects built for this call. The call runs in a runtime
+// Each argument must be a plain Go value: nil, bool, string, any integer or float type,
+// json.Number, json.RawMessage, map[string]any, []any, or by reflection any map with string
+// keys, slice or array of those and named types of those kinds; anything else (a struct, a
+// pointer) goes through encoding/json first. Object keys arrive in sorted order; nesting
+// deeper than 128 levels is refused with ErrInput. The script receives fresh plain objects
+// built for this call: what it does to them reaches neither the caller nor the next call. The call runs in a runtime
 // taken from the pool, under Limits.Deadlines[entry] and until ctx ends, whichever comes
 // first; both interrupt the script with ClassDeadline. A result whose JSON exceeds
 // Limits.OutputBytes[entry] is refused with ClassOutputTooLarge, one that cannot be
 // serialized with ClassOutputInvalid, and anything the script throws with ClassFailed.
-// Script failures are *Error values; ErrNoEntry, ErrClosed and ErrInput are not.
+// Script failures are *Error values, whose message has the input's strings redacted;
+// ErrNoEntry, ErrClosed and ErrInput are not script failures.
 //
 // Call is safe for concurrent use. A runtime goes back to the pool after a call that
 // succeeded or that failed only because the script threw; it is dropped after an
@@ -34,7 +38,7 @@ func (p *Program) Call(ctx context.Context, entry string, args ...any) (json.Raw
 	if ran {
 		p.observe(entry, err, start)
 	}
-	return out, err
+	return out, redactError(err, args)
 }
 
 // CallInto is Call followed by a strict decode of the result into out, a non-nil pointer:
@@ -50,7 +54,10 @@ func (p *Program) CallInto(ctx context.Context, entry string, out any, args ...a
 		dec.DisallowUnknownFields()
 		if derr := dec.Decode(out); derr != nil {
 			var invalid *json.InvalidUnmarshalError
-			if errors.As(derr, &invalid) {
+			if errors.As(derr, &invalid) { // the caller's mistake, not the script's
+				if ran {
+					p.observe(entry, nil, start)
+				}
 				return false, fmt.Errorf("scripting: CallInto %s: %w", entry, derr)
 			}
 			err = newError(entry, ClassOutputInvalid, "the result does not match the expected shape: "+derr.Error())
@@ -61,7 +68,16 @@ func (p *Program) CallInto(ctx context.Context, entry string, out any, args ...a
 	if ran {
 		p.observe(entry, err, start)
 	}
-	return decoded, err
+	return decoded, redactError(err, args)
+}
+
+// redactError removes the input from the message of a script error (see redact).
+func redactError(err error, args []any) error {
+	var e *Error
+	if errors.As(err, &e) {
+		redact(e, args)
+	}
+	return err
 }
 
 // observe counts a call that reached the script and tells the Observer.

@@ -38,10 +38,11 @@ var (
 	ErrInput = errors.New("script input refused")
 )
 
-// Error is a script failure. Class is one of the Class constants. Message is safe to log: it
-// is truncated to maxMessageBytes and the sandbox never copies the script's input into it.
-// (The message of a value the script throws is the script's own text, which a careless
-// script could build from its input.)
+// Error is a script failure. Class is one of the Class constants. Message is meant to be safe
+// to log: it is truncated to 512 bytes, the sandbox's own text never quotes the input, and
+// every string value of the input (6 bytes or longer; map keys are not redacted) that the
+// engine or the script put into it is replaced with "[input]". A fragment of an input string that a script
+// sliced out and threw is not recognised.
 type Error struct {
 	Entry, Class, Message string
 }

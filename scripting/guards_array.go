@@ -12,14 +12,27 @@ import (
 // against Limits.ArrayLength before it starts. Measured without these caps: `[...a]` or
 // `a.indexOf(x)` on such an array hangs the goroutine for good, and
 // `Math.max.apply(null, {length: 1e9})` kills the process with an out-of-memory fatal error.
+//
+// A real Array's length is a plain number that only the script's own (interruptible) code
+// can change. An array-like's length may be a getter, or an object whose valueOf answers
+// differently each time, so that the original built-in would read a different length than
+// the one checked. The guards therefore hand the original an array-like whose length is
+// fixed (withFixedLength), or for argument lists a real array copy; the mutating methods
+// refuse array-likes outright rather than write to such a stand-in.
 
-// arrayMethods are the Array.prototype methods whose cost grows with this.length.
-// join and toLocaleString have their own implementation (arrayJoin); keys, values, entries
-// and Symbol.iterator are covered by the iterators' step cap (installIteratorCaps).
-var arrayMethods = []string{
-	"at", "copyWithin", "every", "fill", "filter", "find", "findIndex", "findLast",
-	"findLastIndex", "forEach", "includes", "indexOf", "lastIndexOf", "map", "pop", "reduce",
-	"reduceRight", "reverse", "shift", "slice", "some", "sort", "toReversed", "toSorted", "with",
+// arrayReaders are the Array.prototype methods that walk this (up to its length) without
+// changing it. join and toLocaleString have their own implementation (arrayJoin); keys,
+// values, entries and Symbol.iterator are covered by the iterators' step cap.
+var arrayReaders = []string{
+	"at", "every", "filter", "find", "findIndex", "findLast", "findLastIndex", "forEach",
+	"includes", "indexOf", "lastIndexOf", "map", "reduce", "reduceRight", "slice", "some",
+	"toReversed", "toSorted", "toSpliced", "with",
+}
+
+// arrayWriters change this; the value is whether the arguments add to its length.
+var arrayWriters = map[string]bool{
+	"copyWithin": false, "fill": false, "pop": false, "reverse": false, "shift": false,
+	"sort": false, "push": true, "unshift": true, "splice": true,
 }
 
 // installArrayGuards caps Array.prototype, Array.from, apply and Reflect.
@@ -28,24 +41,36 @@ func (sb *sandbox) installArrayGuards() {
 	array := vm.Get("Array").ToObject(vm)
 	proto := array.Get("prototype").ToObject(vm)
 
-	for _, name := range arrayMethods {
+	for _, name := range arrayReaders {
 		what := "Array.prototype." + name
+		adds := name == "toSpliced"
 		sb.replaceMethod(proto, name, func(orig native) native {
 			return func(call goja.FunctionCall) goja.Value {
 				if !isNullish(call.This) {
-					sb.checkLength(what, sb.lengthOf(call.This))
+					extra := 0.0
+					if adds {
+						extra = float64(len(call.Arguments))
+					}
+					call.This = sb.checkedArrayLike(what, call.This, extra)
 				}
 				return orig(call)
 			}
 		})
 	}
-	// Methods that add their arguments: the result length is this.length + arguments.
-	for _, name := range []string{"push", "unshift", "splice", "toSpliced"} {
+	for name, adds := range arrayWriters {
 		what := "Array.prototype." + name
 		sb.replaceMethod(proto, name, func(orig native) native {
 			return func(call goja.FunctionCall) goja.Value {
 				if !isNullish(call.This) {
-					sb.checkLength(what, sb.lengthOf(call.This)+float64(len(call.Arguments)))
+					obj := call.This.ToObject(vm)
+					if obj.ClassName() != "Array" {
+						sb.throwType("%s: the sandbox supports it on arrays only, not on array-likes", what)
+					}
+					extra := 0.0
+					if adds {
+						extra = float64(len(call.Arguments))
+					}
+					sb.checkLength(what, sb.lengthOf(obj)+extra)
 				}
 				return orig(call)
 			}
@@ -62,7 +87,8 @@ func (sb *sandbox) installArrayGuards() {
 			items := call.Argument(0)
 			if !isNullish(items) {
 				if it := items.ToObject(vm).GetSymbol(goja.SymIterator); isNullish(it) {
-					sb.checkLength("Array.from", sb.lengthOf(items))
+					args := append([]goja.Value{sb.checkedArrayLike("Array.from", items, 0)}, call.Arguments[1:]...)
+					call.Arguments = args
 				}
 			}
 			return orig(call)
@@ -73,9 +99,11 @@ func (sb *sandbox) installArrayGuards() {
 	argList := func(what string, index int) func(native) native {
 		return func(orig native) native {
 			return func(call goja.FunctionCall) goja.Value {
-				if args := call.Argument(index); !isNullish(args) {
-					if _, ok := args.(*goja.Object); ok {
-						sb.checkLength(what, sb.lengthOf(args))
+				if index < len(call.Arguments) {
+					if obj, ok := call.Arguments[index].(*goja.Object); ok {
+						args := append([]goja.Value(nil), call.Arguments...)
+						args[index] = sb.arrayCopy(what, obj)
+						call.Arguments = args
 					}
 				}
 				return orig(call)
@@ -87,103 +115,107 @@ func (sb *sandbox) installArrayGuards() {
 	reflect := vm.Get("Reflect").ToObject(vm)
 	sb.replaceMethod(reflect, "apply", argList("Reflect.apply", 2))
 	sb.replaceMethod(reflect, "construct", argList("Reflect.construct", 1))
-
 }
 
-// iteratorPrototypesSource evaluates to the prototypes of the built-in iterators whose next
-// method runs in Go.
-const iteratorPrototypesSource = `(() => {
-	'use strict';
-	const P = Object.getPrototypeOf;
-	return [
-		P([][Symbol.iterator]()),
-		P(''[Symbol.iterator]()),
-		P(new Map()[Symbol.iterator]()),
-		P(new Set()[Symbol.iterator]()),
-		P(/x/g[Symbol.matchAll]('')),
-	];
-})()`
+// checkedArrayLike checks the length of v (plus extra) and returns what the original
+// built-in should walk: v itself when it is an Array, else withFixedLength.
+func (sb *sandbox) checkedArrayLike(what string, v goja.Value, extra float64) goja.Value {
+	obj := v.ToObject(sb.vm)
+	n := sb.lengthOf(obj)
+	sb.checkLength(what, n+extra)
+	if obj.ClassName() == "Array" {
+		return v
+	}
+	return sb.withFixedLength(obj, n)
+}
 
-// installIteratorCaps caps every built-in iterator: one iterator may take at most
-// ArrayLength+1 steps in a call (the last one reports done). A spread, Array.from, new Set,
-// Promise.all or destructuring drives its iterator from a Go loop that the deadline cannot
-// interrupt: measured, Array.from of a 1 MiB string took 3.4 s and a spread of an array
-// with a[4e9] = 1 never returned. This also covers `arguments`, whose iterator is goja's
-// original values function. A for-of loop over a longer sequence fails too, as it would
-// at its deadline anyway.
-func (sb *sandbox) installIteratorCaps() {
-	vm := sb.vm
-	protos, err := vm.RunProgram(sb.p.iterators)
-	if err != nil {
-		panic(err)
+// withFixedLength is a stand-in for the array-like obj: an object that inherits everything
+// from obj but has its own plain length n.
+func (sb *sandbox) withFixedLength(obj *goja.Object, n float64) *goja.Object {
+	w := sb.vm.NewObject()
+	if err := w.SetPrototype(obj); err != nil {
+		sb.throwType("%v", err)
 	}
-	var list []*goja.Object
-	if err := vm.ExportTo(protos, &list); err != nil {
-		panic(err)
+	w.DefineDataProperty("length", sb.vm.ToValue(n), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_FALSE)
+	return w
+}
+
+// arrayCopy is the array obj when it is one, else a real array of its elements, after
+// checking the length.
+func (sb *sandbox) arrayCopy(what string, obj *goja.Object) goja.Value {
+	n := sb.lengthOf(obj)
+	sb.checkLength(what, n)
+	if obj.ClassName() == "Array" {
+		return obj
 	}
-	for _, proto := range list {
-		sb.replaceMethod(proto, "next", func(orig native) native {
-			return func(call goja.FunctionCall) goja.Value {
-				if obj, ok := call.This.(*goja.Object); ok {
-					n := sb.iterSteps[obj] + 1
-					sb.iterSteps[obj] = n
-					if n > sb.p.limits.ArrayLength+1 {
-						sb.throwRange("iterator: more than %d steps exceeds the sandbox limit", sb.p.limits.ArrayLength)
-					}
-				}
-				return orig(call)
-			}
-		})
+	items := make([]any, int(n))
+	for i := range items {
+		items[i] = obj.Get(strconv.Itoa(i))
 	}
+	return sb.vm.NewArray(items...)
 }
 
 // arrayConcat checks the length of the result of concat before building it.
 func (sb *sandbox) arrayConcat(orig native) native {
+	const what = "Array.prototype.concat"
 	return func(call goja.FunctionCall) goja.Value {
 		if isNullish(call.This) {
 			return orig(call)
 		}
-		total := sb.concatLength(call.This)
-		for _, arg := range call.Arguments {
-			total += sb.concatLength(arg)
-			sb.checkLength("Array.prototype.concat", total)
+		var total float64
+		this := sb.concatPart(call.This.ToObject(sb.vm), &total)
+		args := make([]goja.Value, len(call.Arguments))
+		for i, arg := range call.Arguments {
+			args[i] = sb.concatPart(arg, &total)
+			sb.checkLength(what, total)
 		}
-		sb.checkLength("Array.prototype.concat", total)
-		return orig(call)
+		sb.checkLength(what, total)
+		return orig(goja.FunctionCall{This: this, Arguments: args})
 	}
 }
 
-// concatLength is how many elements v contributes to concat: its length when spreadable.
-func (sb *sandbox) concatLength(v goja.Value) float64 {
+// concatPart adds to total how many elements v contributes to concat (its length when it
+// is spreadable, else 1) and returns what concat should be given in its place.
+func (sb *sandbox) concatPart(v goja.Value, total *float64) goja.Value {
 	obj, ok := v.(*goja.Object)
 	if !ok {
-		return 1
+		*total++
+		return v
 	}
 	spreadable := obj.ClassName() == "Array"
 	if s := obj.GetSymbol(goja.SymIsConcatSpreadable); !isNullish(s) {
 		spreadable = s.ToBoolean()
 	}
 	if !spreadable {
-		return 1
+		*total++
+		return v
 	}
-	return sb.lengthOf(obj)
+	n := sb.lengthOf(obj)
+	*total += n
+	sb.checkLength("Array.prototype.concat", *total)
+	if obj.ClassName() == "Array" {
+		return v
+	}
+	return sb.withFixedLength(obj, n)
 }
 
 // arrayFlat counts the flattened result (holes included, so it may over-count) before flat
-// builds it, and bounds the nesting it walks by CallStackFrames.
+// builds it, and bounds the nesting it walks by CallStackFrames. Only real Arrays are
+// flattened, so only the top level can be an array-like.
 func (sb *sandbox) arrayFlat(orig native) native {
+	const what = "Array.prototype.flat"
 	return func(call goja.FunctionCall) goja.Value {
 		if isNullish(call.This) {
 			return orig(call)
 		}
 		depth := 1.0
 		if d := call.Argument(0); !goja.IsUndefined(d) {
-			depth = d.ToFloat()
-			call.Arguments = []goja.Value{sb.vm.ToValue(depth)} // converted once, as flat would
+			depth = d.ToFloat() // converted once, as flat would
 		}
+		this := sb.checkedArrayLike(what, call.This, 0).ToObject(sb.vm)
 		var count float64
-		sb.countFlat(call.This.ToObject(sb.vm), depth, 0, &count)
-		return orig(call)
+		sb.countFlat(this, depth, 0, &count)
+		return orig(goja.FunctionCall{This: this, Arguments: []goja.Value{sb.vm.ToValue(depth)}})
 	}
 }
 
@@ -207,12 +239,13 @@ func (sb *sandbox) countFlat(obj *goja.Object, depth float64, level int, count *
 
 // arrayFlatMap counts what the callback returns as flatMap goes.
 func (sb *sandbox) arrayFlatMap(orig native) native {
+	const what = "Array.prototype.flatMap"
 	return func(call goja.FunctionCall) goja.Value {
 		fn, ok := goja.AssertFunction(call.Argument(0))
 		if isNullish(call.This) || !ok {
 			return orig(call) // throws the TypeError flatMap would
 		}
-		sb.checkLength("Array.prototype.flatMap", sb.lengthOf(call.This))
+		this := sb.checkedArrayLike(what, call.This, 0)
 		var count float64
 		counted := sb.vm.ToValue(func(inner goja.FunctionCall) goja.Value {
 			v := callJS(fn, inner.This, inner.Arguments...)
@@ -221,69 +254,10 @@ func (sb *sandbox) arrayFlatMap(orig native) native {
 			} else {
 				count++
 			}
-			sb.checkLength("Array.prototype.flatMap", count)
+			sb.checkLength(what, count)
 			return v
 		})
 		args := append([]goja.Value{counted}, call.Arguments[1:]...)
-		return orig(goja.FunctionCall{This: call.This, Arguments: args})
+		return orig(goja.FunctionCall{This: this, Arguments: args})
 	}
-}
-
-// arrayJoin is Array.prototype.join (and, with locale, toLocaleString) with the string cap,
-// a nesting cap and V8's answer for cycles (an array already being joined joins as ""). It
-// converts every element once, then lets goja's original join concatenate the strings.
-func (sb *sandbox) arrayJoin(locale bool) native {
-	join := sb.join
-	const what = "Array.prototype.join"
-	return func(call goja.FunctionCall) goja.Value {
-		if isNullish(call.This) {
-			return join(call) // throws the TypeError join would
-		}
-		vm := sb.vm
-		obj := call.This.ToObject(vm)
-		n := sb.lengthOf(obj)
-		sb.checkLength(what, n)
-		sep := vm.ToValue(",")
-		if s := call.Argument(0); !locale && !goja.IsUndefined(s) {
-			sep = s.ToString()
-		}
-		for _, seen := range sb.joinStack {
-			if seen == obj {
-				return vm.ToValue("")
-			}
-		}
-		if len(sb.joinStack) >= sb.p.limits.CallStackFrames {
-			sb.throwRange("%s: nesting deeper than %d", what, sb.p.limits.CallStackFrames)
-		}
-		sb.joinStack = append(sb.joinStack, obj)
-		defer func() { sb.joinStack = sb.joinStack[:len(sb.joinStack)-1] }()
-
-		parts := make([]any, int(n))
-		total := float64(strLen(sep)) * max(n-1, 0)
-		sb.checkString(what, total)
-		for i := range parts {
-			el := obj.Get(strconv.Itoa(i))
-			var s goja.Value = vm.ToValue("")
-			switch {
-			case isNullish(el):
-			case locale:
-				s = sb.invokeToLocaleString(el)
-			default:
-				s = el.ToString()
-			}
-			total += float64(strLen(s))
-			sb.checkString(what, total)
-			parts[i] = s
-		}
-		return join(goja.FunctionCall{This: vm.NewArray(parts...), Arguments: []goja.Value{sep}})
-	}
-}
-
-// invokeToLocaleString calls el.toLocaleString() and converts the answer to a string.
-func (sb *sandbox) invokeToLocaleString(el goja.Value) goja.Value {
-	fn, ok := goja.AssertFunction(el.ToObject(sb.vm).Get("toLocaleString"))
-	if !ok {
-		sb.throwType("toLocaleString is not a function")
-	}
-	return callJS(fn, el).ToString()
 }

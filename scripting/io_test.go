@@ -251,3 +251,25 @@ function f(kind) {
 		t.Errorf("stats = %+v", s)
 	}
 }
+
+func TestErrorMessagesDoNotCarryTheInput(t *testing.T) {
+	t.Parallel()
+	src := `
+function notCallable(m) { return m.recipient() }
+function parse(m) { return JSON.parse(m.body) }
+function thrown(m) { throw new Error('bad recipient ' + m.recipient + ' in ' + JSON.stringify(m)) }
+function output(m) { return {[m.recipient]: 1} }`
+	p := newProgram(t, src, []string{"notCallable", "parse", "thrown", "output"})
+	msg := map[string]any{"recipient": "+15550123456", "body": "secret-token: {", "nested": []any{map[string]any{"key": "private-key-value"}}}
+	for _, entry := range []string{"notCallable", "parse", "thrown"} {
+		_, err := call(t, p, entry, msg)
+		if ClassOf(err) != ClassFailed || strings.Contains(err.Error(), "5550123456") || strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "private-key") {
+			t.Errorf("%s: %v", entry, err)
+		}
+	}
+	var out struct{}
+	_, err := p.CallInto(context.Background(), "output", &out, msg)
+	if ClassOf(err) != ClassOutputInvalid || strings.Contains(err.Error(), "5550123456") || !strings.Contains(err.Error(), redactedMark) {
+		t.Errorf("output: %v", err)
+	}
+}

@@ -15,9 +15,9 @@ import (
 const maxJSONDepth = 128
 
 // jsonWriter is JSON.stringify (ECMA-262 SerializeJSONProperty and friends) with a size
-// budget checked before each piece is written, a nesting cap and a linear-time cycle check.
-// It serves both the script-visible JSON.stringify and the serialization of results, which
-// therefore never depends on anything the script could have replaced.
+// budget checked before each piece is written, and a nesting cap that also bounds the cost
+// of the cycle check. It serves both the script-visible JSON.stringify and the serialization
+// of results, which therefore never depends on anything the script could have replaced.
 type jsonWriter struct {
 	sb       *sandbox
 	what     string
@@ -269,4 +269,3 @@ func (sb *sandbox) serializeOutput(call goja.FunctionCall) goja.Value {
 	sb.out, sb.outStack = w.buf, w.stack[:0]
 	return goja.Undefined()
 }
-

@@ -89,15 +89,15 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
-	lockdown, err := goja.Compile("lockdown.js", lockdownSource, true)
+	lockdown, err := goja.Compile("<sandbox:lockdown>", lockdownSource, true)
 	if err != nil {
 		return nil, fmt.Errorf("scripting: compiling the lockdown program: %w", err)
 	}
-	iterators, err := goja.Compile("iterators.js", iteratorPrototypesSource, true)
+	iterators, err := goja.Compile("<sandbox:iterators>", iteratorPrototypesSource, true)
 	if err != nil {
 		return nil, fmt.Errorf("scripting: compiling the iterator program: %w", err)
 	}
-	resolver, err := goja.Compile("entries.js", resolverSource(declared), true)
+	resolver, err := goja.Compile("<sandbox:entries>", resolverSource(declared), true)
 	if err != nil {
 		return nil, fmt.Errorf("scripting: compiling the entry resolver: %w", err)
 	}

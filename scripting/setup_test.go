@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -64,10 +65,13 @@ func mustCall(t testing.TB, p *Program, entry string, args ...any) string {
 	return out
 }
 
-// jsonString is the JSON encoding of s.
+// jsonString is the JSON encoding of s, without HTML escapes (as JSON.stringify writes it).
 func jsonString(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // fakeClock moves only when told.

@@ -12,7 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"switchboard/engine/auth"
+	"switchboard/packages"
 	"switchboard/providers/httpgw/mockgw"
+	"switchboard/providers/peer"
 )
 
 // Dev token issuer settings: the dev stack trusts only its own signing key, through jwksFile.
@@ -60,6 +62,7 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 		return environment("listener.failed", "--port", err)
 	}
 	apiURL := "http://" + apiLn.Addr().String()
+	log := newLogger(a.stderr, a.getenv)
 	session := devSession{
 		API: apiURL, Runtime: layout.runtimePath, Database: layout.dbPath,
 		Issuer: devIssuer, Audience: devAudience, Clients: clientsOf(pkg), Gateways: map[string]string{},
@@ -72,7 +75,7 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 			Latency: 0, ReceiptDelay: 200 * time.Millisecond,
 			CallbackURL:    apiURL + "/v1/provider-callbacks/" + p.ID,
 			CallbackSecret: layout.callbackSecret,
-			Logger:         newLogger(a.stderr, a.getenv).With("component", "mock-gateway", "provider", p.ID),
+			Logger:         log.With("component", "mock-gateway", "provider", p.ID),
 		})
 		gwURL, err := gw.Start("127.0.0.1:0")
 		if err != nil {
@@ -84,6 +87,24 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 		if session.Gateway == "" {
 			session.Gateway = session.Gateways[p.ID]
 		}
+	}
+	if hasKind(pkg, "smtp") {
+		sink, err := startSMTPSink(layout, pkg, log.With("component", "smtp-sink"))
+		if err != nil {
+			_ = apiLn.Close()
+			return err
+		}
+		defer sink.sink.Close()
+		session.SMTP, session.MailDir, session.dkimDomain = sink.addr, sink.sink.Dir(), sink.domain
+	}
+	if hasKind(pkg, "peer") {
+		comp, err := startCompanion(ctx, layout, peer.DefaultProtocol, log.With("component", "companion-peer"))
+		if err != nil {
+			_ = apiLn.Close()
+			return err
+		}
+		defer comp.close()
+		session.Companion = &devPeer{PeerID: comp.id, Addrs: comp.addrs, Database: comp.db}
 	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		_ = apiLn.Close()
@@ -137,4 +158,14 @@ func (a *app) devTokenCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// hasKind reports whether the package declares a provider of a kind.
+func hasKind(pkg *packages.Package, kind string) bool {
+	for _, p := range pkg.Providers {
+		if p.Kind == kind {
+			return true
+		}
+	}
+	return false
 }

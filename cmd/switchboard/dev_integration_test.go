@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"switchboard/store"
 )
 
 // smsSubmission is a quickstart SMS built from the template's own sample data.
@@ -111,4 +114,68 @@ func mustJSON(t *testing.T, v any) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// templateSubmission builds a quickstart submission from a template's own sample data.
+func templateSubmission(t *testing.T, dir, profile, template string, to map[string]string) map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(dir, "templates", template, "1", "sample.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var data any
+	if err := json.Unmarshal(raw, &data); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"senderProfile": profile, "to": to,
+		"template": map[string]string{"id": template, "version": "1"}, "locale": "en", "data": data}
+}
+
+func TestDevDeliversEmailAndPeerMessages(t *testing.T) {
+	t.Parallel()
+	dir := quickstartCopy(t)
+	s := startDev(t, dir)
+	token := s.token("case-system")
+	if s.session.SMTP == "" || s.session.Companion == nil || s.session.Companion.PeerID == "" {
+		t.Fatalf("session.json lacks the SMTP sink or the companion peer: %+v", s.session)
+	}
+
+	// Email: relayed to the dev SMTP sink, signed with DKIM.
+	var accepted map[string]any
+	resp, raw := s.do("POST", "/v1/messages", token, "mail-1",
+		templateSubmission(t, dir, "reminders-email", "appointment-reminder", map[string]string{"email": "patient@example.net"}), &accepted)
+	if resp.StatusCode != 202 {
+		t.Fatalf("email: %d %s", resp.StatusCode, raw)
+	}
+	view := s.waitStatus(token, accepted["id"].(string), 30*time.Second, "submitted")
+	if view["report"] != "unavailable" {
+		t.Fatalf("email report %v, want unavailable", view["report"])
+	}
+	mails, _ := filepath.Glob(filepath.Join(s.session.MailDir, "*.eml"))
+	if len(mails) != 1 {
+		t.Fatalf("%d .eml files in %s, want 1", len(mails), s.session.MailDir)
+	}
+	eml, _ := os.ReadFile(mails[0])
+	if !strings.Contains(string(eml), "dkim=pass") || !strings.Contains(string(eml), "DKIM-Signature:") {
+		t.Fatalf("the mail's DKIM signature did not verify:\n%.600s", eml)
+	}
+
+	// Peer: delivered to the companion over libp2p; the acknowledgement is the receipt.
+	resp, raw = s.do("POST", "/v1/messages", token, "peer-1",
+		templateSubmission(t, dir, "case-peers", "case-update", map[string]string{"peer": s.session.Companion.PeerID}), &accepted)
+	if resp.StatusCode != 202 {
+		t.Fatalf("peer: %d %s", resp.StatusCode, raw)
+	}
+	id := accepted["id"].(string)
+	s.waitStatus(token, id, 30*time.Second, "delivered")
+	st, err := store.Open(context.Background(), store.Config{Path: s.session.Companion.Database,
+		AuditKey: []byte("0123456789abcdef0123456789abcdef")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	entries, _, err := st.ListInbox(context.Background(), "", 10)
+	if err != nil || len(entries) != 1 || entries[0].MessageID != id {
+		t.Fatalf("companion inbox: %v %+v", err, entries)
+	}
 }

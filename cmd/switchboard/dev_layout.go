@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"go.yaml.in/yaml/v3"
 
@@ -42,6 +44,20 @@ type devSession struct {
 	Issuer   string              `json:"issuer"`
 	Audience string              `json:"audience"`
 	Clients  map[string][]string `json:"clients"`
+	// SMTP is the SMTP sink's address; MailDir holds one .eml file per mail it received.
+	SMTP    string `json:"smtp,omitempty"`
+	MailDir string `json:"mailDir,omitempty"`
+	// Companion is the second peer, with its own identity and inbox.
+	Companion *devPeer `json:"companion,omitempty"`
+
+	dkimDomain string
+}
+
+// devPeer is the companion peer in session.json.
+type devPeer struct {
+	PeerID   string   `json:"peerId"`
+	Addrs    []string `json:"addrs"`
+	Database string   `json:"database"`
 }
 
 // prepareDevDir creates the dev folder and its secrets, keeping existing keys so that tokens
@@ -152,13 +168,25 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 					"encoding": "hex", "secretRef": "secret:file/callback-secret"},
 			}
 		case "smtp":
-			rt.Providers[p.ID] = map[string]any{"kind": "smtp", "host": "127.0.0.1", "port": 2525, "tls": "none"}
+			port := portOf(s.SMTP)
+			if port == 0 {
+				port = 2525 // no sink in this stack (tests of other parts): nothing listens there
+			}
+			entry := map[string]any{"kind": "smtp", "host": "127.0.0.1", "port": port, "tls": "none"}
+			if s.dkimDomain != "" {
+				entry["dkim"] = map[string]string{"domain": s.dkimDomain, "selector": "dev", "privateKeyRef": "secret:file/dkim.pem"}
+			}
+			rt.Providers[p.ID] = entry
 		case "peer":
-			if err := ensureSecret(filepath.Join(l.secrets, "peer.key")); err != nil {
+			if err := ensurePeerKey(filepath.Join(l.secrets, "peer.key")); err != nil {
 				return environment("dev.unwritable", l.secrets, err)
 			}
-			rt.Providers[p.ID] = map[string]any{"kind": "peer", "identityKeyRef": "secret:file/peer.key",
+			entry := map[string]any{"kind": "peer", "identityKeyRef": "secret:file/peer.key",
 				"listen": []string{"/ip4/127.0.0.1/tcp/0"}}
+			if s.Companion != nil {
+				entry["addressBook"] = map[string][]string{s.Companion.PeerID: s.Companion.Addrs}
+			}
+			rt.Providers[p.ID] = entry
 		}
 	}
 	doc, err := yaml.Marshal(rt)
@@ -169,6 +197,16 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 		return environment("dev.unwritable", l.runtimePath, err)
 	}
 	return nil
+}
+
+// portOf is the port of a host:port address (0 when there is none).
+func portOf(addr string) int {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(port)
+	return n
 }
 
 // writeJSONFile writes v as indented JSON with mode 0600.

@@ -74,6 +74,10 @@ func (a *app) rootCommand() *cobra.Command {
 		a.previewCommand(),
 		a.serveCommand(),
 		a.devCommand(),
+		a.dkimCommand(),
+		a.adapterCommand(),
+		a.messagesCommand(), a.auditCommand(), a.retentionCommand(),
+		a.peerCommand(), a.inboxCommand(),
 	)
 	return root
 }

@@ -9,13 +9,15 @@ import (
 	"switchboard/engine/runtime"
 	"switchboard/packages"
 	"switchboard/providers/httpgw"
+	"switchboard/providers/peer"
+	"switchboard/providers/smtp"
 	"switchboard/scripting"
 )
 
 // buildProviders connects every provider the package declares, from its runtime settings.
 // Provider kinds this build cannot connect yet are left out: the dispatcher then records their
 // attempts as transient `provider.unavailable`, and the startup log says so.
-func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clock, log *slog.Logger, m *metrics) (map[string]engine.Provider, error) {
+func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clock, log *slog.Logger, m *metrics, hooks peerHooks) (map[string]engine.Provider, error) {
 	out := map[string]engine.Provider{}
 	closeAll := func() {
 		for _, p := range out {
@@ -27,6 +29,20 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 		switch decl.Kind {
 		case "http":
 			p, err := newHTTPProvider(decl, cfg, clock, log, m)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			out[decl.ID] = p
+		case "peer":
+			p, err := newPeerProvider(decl, cfg, clock, log, hooks)
+			if err != nil {
+				closeAll()
+				return nil, err
+			}
+			out[decl.ID] = p
+		case "smtp":
+			p, err := newSMTPProvider(decl, cfg, clock, log)
 			if err != nil {
 				closeAll()
 				return nil, err
@@ -68,11 +84,51 @@ func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock
 	}
 	if v := h.CallbackVerifier; v != nil {
 		cc.Verifier = &httpgw.VerifierConfig{Kind: v.Kind, Header: strings.ToLower(v.Header), Encoding: v.Encoding,
-			URL: v.URL, Secret: v.Secret.Value(), Token: string(v.Token.Value())}
+			URL: v.URL, Secret: v.Secret.Value(), Token: string(v.Token.Value()),
+			SignatureMethod: v.SignatureMethod, PublicKey: v.PublicKey}
 	}
 	p, err := httpgw.New(cc)
 	if err != nil {
 		return nil, refused("provider.invalid", "providers/"+decl.ID+"/"+a.ScriptPath, err.Error())
+	}
+	return p, nil
+}
+
+// newSMTPProvider builds an SMTP relay provider from its runtime entry.
+func newSMTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger) (engine.Provider, error) {
+	s := cfg.SMTP
+	sc := smtp.Config{ID: decl.ID, Host: s.Host, Port: s.Port, TLS: s.TLS,
+		Username: string(s.Username.Value()), Password: string(s.Password.Value()),
+		TrustedCAFile: s.TrustedCAFile, Timeout: s.Timeout, Clock: clock, Logger: log.With("provider", decl.ID)}
+	if d := s.DKIM; d != nil {
+		sc.DKIM = &smtp.DKIMConfig{Domain: d.Domain, Selector: d.Selector, PrivateKeyPEM: d.PrivateKey.Value()}
+	}
+	p, err := smtp.New(sc)
+	if err != nil {
+		return nil, refused("provider.invalid", "providers."+decl.ID, err.Error())
+	}
+	return p, nil
+}
+
+// peerHooks connect a peer provider to durable state: its inbox, and what to do when a peer
+// connects (make that peer's queued messages due, and wake the dispatcher).
+type peerHooks struct {
+	inbox     engine.Inbox
+	connected func(peerID string)
+}
+
+// newPeerProvider builds a libp2p peer provider from its runtime entry (and adapter, if any).
+func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, hooks peerHooks) (engine.Provider, error) {
+	pc := cfg.Peer
+	c := peer.Config{ID: decl.ID, IdentityKey: pc.IdentityKey.Value(), Listen: pc.Listen, Protocol: pc.Protocol,
+		Relays: pc.Relays, RelayService: pc.RelayService.Enabled, AddressBook: pc.AddressBook,
+		Inbox: hooks.inbox, OnPeerConnected: hooks.connected, Logger: log.With("provider", decl.ID), Clock: clock}
+	if a := decl.Adapter; a != nil {
+		c.Source, c.ScriptName, c.Limits = a.Source, a.ScriptPath, scripting.DefaultLimits()
+	}
+	p, err := peer.New(c)
+	if err != nil {
+		return nil, refused("provider.invalid", "providers."+decl.ID, err.Error())
 	}
 	return p, nil
 }

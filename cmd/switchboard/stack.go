@@ -84,7 +84,16 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		s.close()
 		return nil, refused("runtime.invalid", rt.Path, "authentication: "+err.Error())
 	}
-	s.providers, err = buildProviders(rt, pkg, s.clock, log, s.metrics)
+	hooks := peerHooks{inbox: st, connected: func(peerID string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if n, err := st.MakeRecipientDue(ctx, peerID, s.clock.Now()); err != nil {
+			log.Warn("making a connected peer's messages due", "err", err)
+		} else if n > 0 && s.dispatcher != nil {
+			s.dispatcher.Wake()
+		}
+	}}
+	s.providers, err = buildProviders(rt, pkg, s.clock, log, s.metrics, hooks)
 	if err != nil {
 		s.close()
 		return nil, err
@@ -113,6 +122,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Submitter: submitter, Auth: verifier,
 		Limiter: auth.NewLimiter(s.clock), PseudonymKey: pseudoKey, Receipts: receipts,
 		Clock: s.clock, Logger: log, Ready: st.Ready, Observe: s.metrics.observeRequest,
+		Inbox: st,
 		SLO: api.SLOSource{Figures: s.dispatcher.Figures, BatchSize: rt.Dispatch.BatchSize,
 			MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes, Concurrency: rt.Dispatch.Concurrency},
 	})
@@ -123,6 +133,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 // in-flight sends, close providers and the store.
 func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	defer s.close()
+	defer s.startRetention(ctx)() // the hourly sweep; stopped before the store closes
 	srv := &http.Server{Handler: s.api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
 	errs := make(chan error, 3)
 	go func() { errs <- serveHTTP(srv, apiLn) }()

@@ -20,8 +20,11 @@ func (s *Server) routes() {
 	s.handle("/v1/messages", methods{http.MethodPost: s.authed([]string{"sender"}, s.submit)})
 	s.handle("/v1/messages/{id}", methods{http.MethodGet: s.authed(nil, s.getMessage)})
 	s.handle("/v1/messages/{id}/cancel", methods{http.MethodPost: s.authed(nil, s.cancel)})
+	s.handle("/v1/messages/{id}/retry", methods{http.MethodPost: s.authed([]string{"operator"}, s.retry)})
+	s.handle("/v1/messages/{id}/settle", methods{http.MethodPost: s.authed([]string{"operator"}, s.settle)})
 	s.handle("/v1/templates/{id}/versions/{version}/preview", methods{http.MethodPost: s.authed([]string{"sender"}, s.preview)})
 	s.handle("/v1/slo", methods{http.MethodGet: s.authed([]string{"operator"}, s.slo)})
+	s.handle("/v1/inbox", methods{http.MethodGet: s.authed([]string{"receiver", "operator"}, s.inbox)})
 	s.handle("/v1/provider-callbacks/{provider}", methods{http.MethodPost: s.callback})
 	s.handle("/v1/provider-callbacks/{provider}/{token}", methods{http.MethodPost: s.callback})
 	extra := map[string]methods{}

@@ -38,6 +38,8 @@ type Config struct {
 	Ready func(ctx context.Context) error
 	// SLO feeds GET /v1/slo.
 	SLO SLOSource
+	// Inbox feeds GET /v1/inbox; nil answers 404 there.
+	Inbox engine.Inbox
 	// Observe, when set, is told about every answered request (for metrics).
 	Observe func(route string, status int, d time.Duration)
 	// Extra routes that later parts of the program add (SLO, inbox, operator actions). Each gets

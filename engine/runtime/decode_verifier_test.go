@@ -54,7 +54,7 @@ func TestLoadECDSAP256Verifier(t *testing.T) {
 	b64 := base64.StdEncoding.EncodeToString(der)
 	pemText := string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))
 	forms := map[string]string{
-		"base64": `    callbackVerifier: {kind: ecdsa-p256, publicKey: "` + b64 + `"}`,
+		"base64":                      `    callbackVerifier: {kind: ecdsa-p256, publicKey: "` + b64 + `"}`,
 		"base64 from the environment": `    callbackVerifier: {kind: ecdsa-p256, publicKey: "${SENDGRID_KEY}"}`,
 		"PEM block": "    callbackVerifier:\n      kind: ecdsa-p256\n      publicKey: |\n        " +
 			strings.ReplaceAll(strings.TrimSpace(pemText), "\n", "\n        "),

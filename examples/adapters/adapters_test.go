@@ -1,6 +1,7 @@
 package adapters_test
 
 import (
+	"bytes"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -27,7 +28,7 @@ var update = flag.Bool("update", false, "rewrite the expected sections of the go
 func adapterDirs(t *testing.T) []string {
 	t.Helper()
 	matches, err := filepath.Glob(filepath.Join("*", "provider.yaml"))
-	if err != nil || len(matches) < 1 {
+	if err != nil || len(matches) != 4 {
 		t.Fatalf("adapter folders: %v (%d found)", err, len(matches))
 	}
 	dirs := make([]string, len(matches))
@@ -45,6 +46,24 @@ func TestGoldenCases(t *testing.T) {
 			t.Parallel()
 			adaptertest.Run(t, dir, *update)
 		})
+	}
+}
+
+// TestRunDirOverAllAdapters runs the cases the way `switchboard adapter test examples/adapters`
+// does: one folder holding every adapter.
+func TestRunDirOverAllAdapters(t *testing.T) {
+	t.Parallel()
+	if *update {
+		t.Skip("TestGoldenCases rewrites the cases")
+	}
+	files, err := filepath.Glob(filepath.Join("*", "testdata", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	passed, failed, err := adaptertest.RunDir(".", false, &out)
+	if err != nil || failed != 0 || passed != len(files) {
+		t.Fatalf("RunDir: passed %d of %d, failed %d, err %v\n%s", passed, len(files), failed, err, out.String())
 	}
 }
 
@@ -92,7 +111,7 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 			}
 			root := t.TempDir()
 			pkgDir := filepath.Join(root, "package")
-			write(t, filepath.Join(pkgDir, "switchboard.yaml"), "apiVersion: switchboard/v1\nkind: Package\nproviders:\n  - {id: "+id+", kind: http}\n", 0o644)
+			write(t, filepath.Join(pkgDir, "switchboard.yaml"), manifest(id), 0o644)
 			for _, name := range []string{"provider.yaml", "adapter.js"} {
 				data, err := os.ReadFile(filepath.Join(dir, name))
 				if err != nil {
@@ -144,6 +163,28 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 			_ = p.Close()
 		})
 	}
+}
+
+// manifest is a package that declares the adapter's provider with a sender profile using it:
+// email for SendGrid, SMS for the others; idempotentSubmit for the Standard Webhooks gateway.
+func manifest(id string) string {
+	channel, sender, idempotent := "sms", `"+15550100", maximumSegments: 3`, "false"
+	switch id {
+	case "sendgrid":
+		channel, sender = "email", "notices@example.org"
+	case "standard-webhooks":
+		idempotent = "true"
+	}
+	return `apiVersion: switchboard/v1
+kind: Package
+providers:
+  - {id: ` + id + `, kind: http, idempotentSubmit: ` + idempotent + `}
+senderProfiles:
+  - {id: notices, channel: ` + channel + `, provider: ` + id + `, sender: ` + sender + `}
+templates: []
+accessProfiles:
+  - {id: operations, role: operator, clients: [case-system], requiredScopes: [messaging:operate], requestsPerMinute: 60, burst: 10}
+`
 }
 
 // providerConfig builds the provider as cmd/switchboard does, including the verifier members

@@ -12,6 +12,7 @@ import (
 	ma "github.com/multiformats/go-multiaddr"
 
 	"switchboard/engine"
+	"switchboard/scripting"
 )
 
 // Defaults applied by New to zero Config fields.
@@ -66,6 +67,13 @@ type Config struct {
 	ReceiveTimeout time.Duration
 	// MaxInbound bounds concurrent inbound exchanges; zero = DefaultMaxInbound.
 	MaxInbound int
+	// Source is the provider's adapter script (SPEC section 7: prepare required, interpret
+	// optional); empty = no adapter, the payload is the rendered body part.
+	Source string
+	// ScriptName names the adapter in errors and logs (its path in the package).
+	ScriptName string
+	// Limits lowers the adapter's sandbox limits; zero members keep scripting.DefaultLimits.
+	Limits scripting.Limits
 }
 
 // resolved is a Config checked and parsed once by New.

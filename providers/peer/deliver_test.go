@@ -103,22 +103,7 @@ func TestDuplicateWithoutKeptResponseAnswersResponseGone(t *testing.T) {
 	h := rawHost(t, nil, false)
 	env := AppendEnvelope(nil, Envelope{MessageID: newMessageID(), Version: 1, TsMs: 7, Payload: []byte("x")})
 
-	answers := make([][]byte, 2)
-	for i := range answers {
-		s := openStream(t, h, receiver)
-		if _, err := s.Write(env); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.CloseWrite(); err != nil {
-			t.Fatal(err)
-		}
-		answer, err := io.ReadAll(s)
-		if err != nil {
-			t.Fatalf("read answer %d: %v", i, err)
-		}
-		_ = s.Close()
-		answers[i] = answer
-	}
+	answers := [][]byte{roundTrip(t, h, receiver, env), roundTrip(t, h, receiver, env)}
 	if !bytes.HasPrefix(answers[0], []byte(`{"accepted":true,"inboxId":"`)) {
 		t.Fatalf("first answer %q, want the acknowledgement", answers[0])
 	}
@@ -172,6 +157,7 @@ func TestSendRefusesWhatCannotBeSent(t *testing.T) {
 		"not a peer id": {peerOutbound(newMessageID(), "+15550123", "x"), CodeInvalidRecipient},
 		"self":          {peerOutbound(newMessageID(), sender.PeerID(), "x"), CodeInvalidRecipient},
 		"too large":     {peerOutbound(newMessageID(), receiver.PeerID(), big), CodeTooLarge},
+		"no message id": {peerOutbound("", receiver.PeerID(), "x"), CodeInvalidMessageID},
 	} {
 		t.Run(name, func(t *testing.T) {
 			wantOutcome(t, sender.Send(context.Background(), c.out), engine.OutcomePermanent, c.code)
@@ -190,4 +176,11 @@ func TestSendAfterCloseIsTransient(t *testing.T) {
 	}
 	o := sender.Send(context.Background(), peerOutbound(newMessageID(), receiver.PeerID(), "late"))
 	wantOutcome(t, o, engine.OutcomeTransient, CodeClosed)
+}
+
+func TestPeerWithoutTheProtocolIsTransient(t *testing.T) {
+	t.Parallel()
+	sender, receiver := pair(t, func(c *Config) { c.Inbox = nil }) // registers no handler
+	o := sender.Send(context.Background(), peerOutbound(newMessageID(), receiver.PeerID(), "x"))
+	wantOutcome(t, o, engine.OutcomeTransient, CodeProtocolUnsupported)
 }

@@ -20,8 +20,13 @@
 //     to engine.Inbox.PutInbox, which stores it with its idempotency record (peer, protocol,
 //     messageId, in) in one transaction and tells duplicates apart, then answer the stored or
 //     cached response, or RESPONSE_GONE;
-//   - connection events: Config.OnPeerConnected is told when a connection to a peer opens,
-//     so the caller can make that peer's queued messages due at once.
+//   - connection events: Config.OnPeerConnected is told when a peer becomes connected, so
+//     the caller can make that peer's queued messages due at once;
+//   - the optional adapter (adapter.go): prepare(message, profile) returns {payload,
+//     payloadEncoding?, protocol?} to shape the bytes an application protocol expects,
+//     interpret(response) reads the answer ({bytes, text?, json?}) into an outcome as for
+//     HTTP adapters; a prepare deadline is transient, other prepare failures permanent, an
+//     interpret failure maybe-sent (the peer answered but the answer cannot be read).
 //
 // Decisions where SPEC is silent (each documented where it is made): a recipient with no
 // known address is dialled through every configured relay; the swarm's own dial backoff is
@@ -30,7 +35,8 @@
 // refuses the protocol during lazy negotiation cannot have read the envelope, so that is
 // transient even after the write.
 //
-// peer is the only package in the project that imports go-libp2p. It imports engine (types)
-// and the standard library besides; it must never import packages, store, engine/runtime or
-// cmd: the caller resolves the runtime file into a Config.
+// peer is the only package in the project that imports go-libp2p. It imports engine (types),
+// scripting (the adapter) and the standard library besides; it must never import packages,
+// store, engine/runtime, cmd or goja: the caller resolves the runtime file and the package's
+// adapter into a Config.
 package peer

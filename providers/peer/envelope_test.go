@@ -82,6 +82,15 @@ func TestDecodeEnvelopeReadsLikeProtobuf(t *testing.T) {
 	if err != nil || got.MessageID != "m-2" || got.Payload == nil || len(got.Payload) != 0 {
 		t.Fatalf("decoded %+v, %v", got, err)
 	}
+	// A group (wire types 3 and 4) is skipped whole.
+	g := protowire.AppendTag(nil, 5, protowire.StartGroupType)
+	g = protowire.AppendTag(g, fieldVersion, protowire.VarintType)
+	g = protowire.AppendVarint(g, 9)
+	g = protowire.AppendTag(g, 5, protowire.EndGroupType)
+	got, err = DecodeEnvelope(append(g, AppendEnvelope(nil, base)...))
+	if err != nil || got.Version != 1 {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
 }
 
 func TestDecodeEnvelopeRefuses(t *testing.T) {
@@ -119,7 +128,7 @@ func TestDecodeEnvelopeRefuses(t *testing.T) {
 func TestClassifyAnswer(t *testing.T) {
 	t.Parallel()
 	for answer, want := range map[string]engine.Outcome{
-		ResponseGone: {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		ResponseGone:                                {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
 		`{"accepted":true,"inboxId":"0190-abc"}`:    {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered, ProviderReference: "0190-abc"},
 		` {"accepted": true}`:                       {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
 		`{"accepted":false,"reason":"no such box"}`: {Class: engine.OutcomePermanent, Code: CodeRefused},

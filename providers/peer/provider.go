@@ -23,9 +23,10 @@ const Kind = "peer"
 // stores the envelopes it receives in its Inbox. It implements engine.Provider and
 // engine.Starter and is safe for concurrent use.
 type Provider struct {
-	cfg  resolved
-	host host.Host
-	self libp2ppeer.ID
+	cfg     resolved
+	host    host.Host
+	self    libp2ppeer.ID
+	adapter *adapter // nil without Config.Source
 
 	// life is cancelled by Close; background work and inbound exchanges derive from it.
 	life   context.Context
@@ -38,12 +39,14 @@ type Provider struct {
 	started      bool
 	relaySvc     *relay.Relay
 	reservations map[libp2ppeer.ID]*reservation
-	work         sync.WaitGroup // goroutines Close must wait for; Add only under mu while !closed
+	conns        map[libp2ppeer.ID]int // open connections per peer, from the notifications
+	work         sync.WaitGroup        // goroutines Close must wait for; Add only under mu while !closed
 	closeErr     error
 	closeOnce    sync.Once
 }
 
-// New checks cfg, parses the identity key and builds the host, which can dial out at once.
+// New checks cfg, parses the identity key, compiles the adapter (when Config.Source is set)
+// and builds the host, which can dial out at once.
 // It listens nowhere and accepts nothing until Start. The caller must Close the provider.
 func New(cfg Config) (*Provider, error) {
 	r, err := cfg.resolve()
@@ -54,16 +57,27 @@ func New(cfg Config) (*Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("peer provider %s: %w", cfg.ID, err)
 	}
+	var a *adapter
+	if r.Source != "" {
+		if a, err = newAdapter(r); err != nil {
+			return nil, fmt.Errorf("peer provider %s: %w", cfg.ID, err)
+		}
+	}
 	h, err := newHost(priv, r.protocol)
 	if err != nil {
+		if a != nil {
+			a.program.Close()
+		}
 		return nil, fmt.Errorf("peer provider %s: %w", cfg.ID, err)
 	}
 	p := &Provider{
 		cfg:          r,
 		host:         h,
+		adapter:      a,
 		self:         h.ID(),
 		inbound:      make(chan struct{}, r.MaxInbound),
 		reservations: map[libp2ppeer.ID]*reservation{},
+		conns:        map[libp2ppeer.ID]int{},
 	}
 	p.life, p.cancel = context.WithCancel(context.Background())
 	for _, ai := range r.addressBook {
@@ -103,8 +117,8 @@ func (p *Provider) Addrs() []string {
 // Start listens on Config.Listen, registers the stream handler (when there is an Inbox),
 // starts the relay service (Config.RelayService), keeps a reservation on every configured
 // relay, and dials the address book's peers once so that both sides learn the connection is
-// open. It returns once listening; reservations and dials go on in the background until Close.
-// Start may be called once.
+// open. It returns once listening; reservations and dials go on in the background until Close
+// (ctx bounds the start only). Start may be called once.
 func (p *Provider) Start(ctx context.Context) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -167,30 +181,42 @@ func (p *Provider) greet(id libp2ppeer.ID) {
 	}
 }
 
-// connected reports a newly opened connection through Config.OnPeerConnected, off the
-// swarm's notification path.
+// connected reports a peer that was not connected before and now is through
+// Config.OnPeerConnected, off the swarm's notification path. A second connection to a peer
+// that is connected already (a direct one beside a relayed one, or both sides dialling at
+// once) is not reported again.
 func (p *Provider) connected(_ network.Network, c network.Conn) {
 	remote := c.RemotePeer()
 	if rsv := p.reservationFor(remote); rsv != nil {
 		rsv.connectionChanged()
 	}
-	if p.cfg.OnPeerConnected == nil {
-		return
+	p.mu.Lock()
+	p.conns[remote]++
+	first := p.conns[remote] == 1
+	notify := first && p.cfg.OnPeerConnected != nil && !p.closed
+	if notify {
+		p.work.Add(1)
 	}
-	if !p.track() {
-		return
+	p.mu.Unlock()
+	if notify {
+		go func() {
+			defer p.work.Done()
+			p.cfg.OnPeerConnected(remote.String())
+		}()
 	}
-	go func() {
-		defer p.work.Done()
-		p.cfg.OnPeerConnected(remote.String())
-	}()
 }
 
-// disconnected lets the reservation of a relay know that its connection went away.
+// disconnected counts a connection gone and lets the reservation of a relay know.
 func (p *Provider) disconnected(_ network.Network, c network.Conn) {
-	if rsv := p.reservationFor(c.RemotePeer()); rsv != nil {
+	remote := c.RemotePeer()
+	if rsv := p.reservationFor(remote); rsv != nil {
 		rsv.connectionChanged()
 	}
+	p.mu.Lock()
+	if p.conns[remote]--; p.conns[remote] <= 0 {
+		delete(p.conns, remote)
+	}
+	p.mu.Unlock()
 }
 
 // track registers one more goroutine Close must wait for; false once closed.
@@ -231,6 +257,9 @@ func (p *Provider) Close() error {
 			errs = append(errs, fmt.Errorf("close host: %w", err))
 		}
 		p.work.Wait()
+		if p.adapter != nil {
+			p.adapter.program.Close()
+		}
 		if err := errors.Join(errs...); err != nil {
 			p.closeErr = fmt.Errorf("peer provider %s: %w", p.cfg.ID, err)
 		}

@@ -48,13 +48,13 @@ func TestReceiverResetsBadStreams(t *testing.T) {
 	t.Parallel()
 	valid := func(e Envelope) []byte { return AppendEnvelope(nil, e) }
 	cases := map[string][]byte{
-		"garbage":           []byte("GET / HTTP/1.1\r\nHost: example\r\n\r\n"),
-		"empty":             {},
-		"truncated":         valid(Envelope{MessageID: "m-1", Version: 1, Payload: []byte("abc")})[:8],
-		"version 2":         valid(Envelope{MessageID: "m-1", Version: 2, Payload: []byte("abc")}),
-		"empty message id":  valid(Envelope{Version: 1, Payload: []byte("abc")}),
-		"over the cap":      bytes.Repeat([]byte{0}, MaxEnvelopeBytes+1),
-		"large garbage":     bytes.Repeat([]byte{0xff}, 1<<20),
+		"garbage":          []byte("GET / HTTP/1.1\r\nHost: example\r\n\r\n"),
+		"empty":            {},
+		"truncated":        valid(Envelope{MessageID: "m-1", Version: 1, Payload: []byte("abc")})[:8],
+		"version 2":        valid(Envelope{MessageID: "m-1", Version: 2, Payload: []byte("abc")}),
+		"empty message id": valid(Envelope{Version: 1, Payload: []byte("abc")}),
+		"over the cap":     bytes.Repeat([]byte{0}, MaxEnvelopeBytes+1),
+		"large garbage":    bytes.Repeat([]byte{0xff}, 1<<20),
 	}
 	for name, request := range cases {
 		t.Run(name, func(t *testing.T) {

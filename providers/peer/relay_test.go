@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	libp2ppeer "github.com/libp2p/go-libp2p/core/peer"
 
@@ -111,4 +112,50 @@ func TestRelayWithoutReservationIsTransient(t *testing.T) {
 	})
 	o := sender.Send(context.Background(), peerOutbound(newMessageID(), absent.PeerID(), "nobody home"))
 	wantOutcome(t, o, engine.OutcomeTransient, CodeUnreachable)
+}
+
+// TestReservationComesBackAfterTheRelayConnectionCloses: when the connection that carries a
+// reservation closes, the host reserves again at once, not at the renewal time.
+func TestReservationComesBackAfterTheRelayConnectionCloses(t *testing.T) {
+	t.Parallel()
+	r := startRelayed(t, true)
+	relayID, err := libp2ppeer.Decode(r.relay.PeerID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rsv := r.receiver.reservationFor(relayID)
+	active, watch := rsv.state()
+	if !active {
+		t.Fatal("no reservation to start with")
+	}
+	if err := r.receiver.host.Network().ClosePeer(relayID); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-watch: // the loop saw the reservation go
+	case <-time.After(testWait):
+		t.Fatal("the reservation was not dropped with its connection")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testWait)
+	defer cancel()
+	if err := r.receiver.WaitReservation(ctx, r.relay.PeerID()); err != nil {
+		t.Fatal(err)
+	}
+	o := r.sender.Send(context.Background(), peerOutbound(newMessageID(), r.receiver.PeerID(), "again"))
+	wantOutcome(t, o, engine.OutcomeAccepted, "")
+}
+
+func TestRenewIn(t *testing.T) {
+	t.Parallel()
+	for left, want := range map[time.Duration]time.Duration{
+		time.Hour:        55 * time.Minute,
+		10 * time.Minute: 5 * time.Minute,
+		4 * time.Minute:  2 * time.Minute,
+		time.Second:      reserveRetryMin,
+		-time.Minute:     reserveRetryMin,
+	} {
+		if got := renewIn(left); got != want {
+			t.Errorf("renewIn(%s) = %s, want %s", left, got, want)
+		}
+	}
 }

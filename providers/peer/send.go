@@ -22,6 +22,9 @@ const (
 	CodeClosed = "provider.closed"
 	// CodeInvalidRecipient: the recipient is not a peer id, or is this host (permanent).
 	CodeInvalidRecipient = "peer.invalid-recipient"
+	// CodeInvalidMessageID: the message id cannot be an envelope messageId (empty or over
+	// MaxMessageIDBytes; permanent).
+	CodeInvalidMessageID = "peer.invalid-message-id"
 	// CodeTooLarge: the envelope would be over MaxEnvelopeBytes (permanent).
 	CodeTooLarge = "peer.too-large"
 	// CodeUnreachable: no connection to the peer could be opened (transient).
@@ -43,16 +46,18 @@ const (
 )
 
 // Send delivers out as one ReliableEnvelope (messageId = out.MessageID, payload =
-// out.Parts["body"]) on a fresh stream, closes its write side and reads the answer to end of
-// stream under the MaxEnvelopeBytes cap, all within SendTimeout, ctx and out.Deadline. It
-// dials the address book's addresses, then the configured relays' /p2p-circuit addresses for
-// a peer with no known address, and uses relayed (limited) connections.
+// out.Parts["body"], or what the adapter's prepare returns) on a fresh stream, closes its
+// write side and reads the answer to end of stream under the MaxEnvelopeBytes cap, all within
+// SendTimeout, ctx and out.Deadline. It dials the address book's addresses, then the
+// configured relays' /p2p-circuit addresses for a peer with no known address, and uses
+// relayed (limited) connections.
 //
 // Classification (SPEC section 7): anything that fails before the whole envelope was
 // written is transient; after it, maybe-sent. An answer of RESPONSE_GONE or
 // {"accepted": true, …} is accepted with report delivered (ProviderReference = the inboxId when
 // the answer carries one); {"accepted": false, …} is permanent (CodeRefused); any other
-// complete answer is accepted with report delivered.
+// complete answer is accepted with report delivered. With an adapter, interpret (when
+// defined) classifies every answer but RESPONSE_GONE.
 func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcome {
 	if p.isClosed() {
 		return transient(CodeClosed, "provider is closed")
@@ -65,19 +70,9 @@ func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcom
 		return engine.Outcome{Class: engine.OutcomePermanent, Code: CodeInvalidRecipient,
 			Reason: "recipient is not another host's peer id"}
 	}
-	env := Envelope{
-		MessageID: out.MessageID,
-		Version:   EnvelopeVersion,
-		TsMs:      uint64(max(p.cfg.Clock.Now().UnixMilli(), 0)),
-		Payload:   []byte(out.Parts["body"]),
-	}
-	if env.MessageID == "" || len(env.MessageID) > MaxMessageIDBytes {
-		return engine.Outcome{Class: engine.OutcomePermanent, Code: CodeInvalidRecipient,
+	if out.MessageID == "" || len(out.MessageID) > MaxMessageIDBytes {
+		return engine.Outcome{Class: engine.OutcomePermanent, Code: CodeInvalidMessageID,
 			Reason: "message id cannot be an envelope messageId"}
-	}
-	if size := EncodedSize(env); size > MaxEnvelopeBytes {
-		return engine.Outcome{Class: engine.OutcomePermanent, Code: CodeTooLarge,
-			Reason: fmt.Sprintf("envelope of %d bytes is over %d", size, MaxEnvelopeBytes)}
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.SendTimeout)
 	defer cancel()
@@ -85,16 +80,43 @@ func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcom
 		ctx, cancel = context.WithDeadline(ctx, out.Deadline)
 		defer cancel()
 	}
-	return p.exchange(ctx, target, p.cfg.protocol, AppendEnvelope(make([]byte, 0, EncodedSize(env)), env))
+	payload, proto := []byte(out.Parts["body"]), p.cfg.protocol
+	if p.adapter != nil {
+		var refused *engine.Outcome
+		if payload, proto, refused = p.adapter.prepare(ctx, out, proto); refused != nil {
+			return *refused
+		}
+	}
+	env := Envelope{
+		MessageID: out.MessageID,
+		Version:   EnvelopeVersion,
+		TsMs:      uint64(max(p.cfg.Clock.Now().UnixMilli(), 0)),
+		Payload:   payload,
+	}
+	if size := EncodedSize(env); size > MaxEnvelopeBytes {
+		return engine.Outcome{Class: engine.OutcomePermanent, Code: CodeTooLarge,
+			Reason: fmt.Sprintf("envelope of %d bytes is over %d", size, MaxEnvelopeBytes)}
+	}
+	answer, failed := p.exchange(ctx, target, proto, AppendEnvelope(make([]byte, 0, EncodedSize(env)), env))
+	switch {
+	case failed != nil:
+		return *failed
+	case p.adapter != nil:
+		// The answer is in; the script has its own deadline and must not lose the race
+		// against what is left of the send's.
+		return p.adapter.interpret(context.WithoutCancel(ctx), answer)
+	}
+	return classifyAnswer(answer)
 }
 
-// exchange performs one request/response on a fresh stream and classifies it.
-func (p *Provider) exchange(ctx context.Context, target libp2ppeer.ID, proto protocol.ID, request []byte) engine.Outcome {
+// exchange performs one request/response on a fresh stream. It returns the complete answer,
+// or the outcome of a failure.
+func (p *Provider) exchange(ctx context.Context, target libp2ppeer.ID, proto protocol.ID, request []byte) ([]byte, *engine.Outcome) {
 	ctx = network.WithAllowLimitedConn(ctx, "switchboard message")
 	p.prepareDial(target)
 	s, err := p.host.NewStream(ctx, target, proto)
 	if err != nil {
-		return beforeWrite(ctx, err)
+		return nil, beforeWrite(ctx, err)
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		_ = s.SetDeadline(deadline)
@@ -105,25 +127,25 @@ func (p *Provider) exchange(ctx context.Context, target libp2ppeer.ID, proto pro
 
 	if _, err := s.Write(request); err != nil {
 		_ = s.Reset()
-		return beforeWrite(ctx, err)
+		return nil, beforeWrite(ctx, err)
 	}
 	// From here on the peer may have the whole envelope: every failure is maybe-sent.
 	if err := s.CloseWrite(); err != nil {
 		_ = s.Reset()
-		return afterWrite(ctx, err)
+		return nil, afterWrite(ctx, err)
 	}
 	answer, err := io.ReadAll(io.LimitReader(s, MaxEnvelopeBytes+1))
 	if err != nil {
 		_ = s.Reset()
-		return afterWrite(ctx, err)
+		return nil, afterWrite(ctx, err)
 	}
 	if len(answer) > MaxEnvelopeBytes {
 		_ = s.Reset()
-		return engine.Outcome{Class: engine.OutcomeMaybeSent, Code: CodeResponseTooLarge,
+		return nil, &engine.Outcome{Class: engine.OutcomeMaybeSent, Code: CodeResponseTooLarge,
 			Reason: fmt.Sprintf("answer is over %d bytes", MaxEnvelopeBytes)}
 	}
 	_ = s.Close()
-	return classifyAnswer(answer)
+	return answer, nil
 }
 
 // prepareDial makes sure the peerstore has somewhere to dial: a peer with no connection and
@@ -145,30 +167,33 @@ func (p *Provider) prepareDial(target libp2ppeer.ID) {
 }
 
 // beforeWrite classifies a failure before the whole envelope was written: always transient.
-func beforeWrite(ctx context.Context, err error) engine.Outcome {
+func beforeWrite(ctx context.Context, err error) *engine.Outcome {
 	var unsupported msmux.ErrNotSupported[protocol.ID]
+	code := CodeStreamFailed
 	switch {
 	case ctx.Err() != nil:
-		return transient(CodeTimeout, err.Error())
+		code = CodeTimeout
 	case errors.As(err, &unsupported):
-		return transient(CodeProtocolUnsupported, err.Error())
+		code = CodeProtocolUnsupported
 	case isDialError(err):
-		return transient(CodeUnreachable, err.Error())
+		code = CodeUnreachable
 	}
-	return transient(CodeStreamFailed, err.Error())
+	o := transient(code, err.Error())
+	return &o
 }
 
 // afterWrite classifies a failure after the envelope was written: always maybe-sent, except
 // that a peer that refused the protocol during lazy negotiation cannot have read it.
-func afterWrite(ctx context.Context, err error) engine.Outcome {
+func afterWrite(ctx context.Context, err error) *engine.Outcome {
 	var unsupported msmux.ErrNotSupported[protocol.ID]
+	o := engine.Outcome{Class: engine.OutcomeMaybeSent, Code: CodeStreamFailed, Reason: err.Error()}
 	switch {
 	case errors.As(err, &unsupported):
-		return transient(CodeProtocolUnsupported, err.Error())
+		o = transient(CodeProtocolUnsupported, err.Error())
 	case ctx.Err() != nil:
-		return engine.Outcome{Class: engine.OutcomeMaybeSent, Code: CodeTimeout, Reason: err.Error()}
+		o.Code = CodeTimeout
 	}
-	return engine.Outcome{Class: engine.OutcomeMaybeSent, Code: CodeStreamFailed, Reason: err.Error()}
+	return &o
 }
 
 // isDialError reports whether err says no connection could be opened.

@@ -46,6 +46,7 @@ const (
 type step string
 
 const (
+	stepBuild   step = "build"
 	stepConnect step = "connect"
 	stepTLS     step = "tls"
 	stepAuth    step = "auth"

@@ -7,9 +7,12 @@ import (
 	"github.com/emersion/go-msgauth/dkim"
 )
 
-// SignedHeaders are the header fields every DKIM signature covers: the five the contract
-// names, plus the two that fix how the body is read (RFC 6376 section 5.4.1 recommends both).
-var SignedHeaders = []string{"From", "To", "Subject", "Date", "Message-ID", "MIME-Version", "Content-Type"}
+// SignedHeaders returns the header fields every DKIM signature covers, in h= order: the five
+// the contract names, plus the two that fix how the body is read (RFC 6376 section 5.4.1
+// recommends both). The slice is the caller's.
+func SignedHeaders() []string {
+	return []string{"From", "To", "Subject", "Date", "Message-ID", "MIME-Version", "Content-Type"}
+}
 
 // sign returns the DKIM-Signature header field (name, value and CRLF) of msg, which must have
 // CRLF line endings. The caller sends it in front of msg.
@@ -21,7 +24,7 @@ func sign(d *DKIMConfig, key crypto.Signer, msg []byte) ([]byte, error) {
 		Hash:                   crypto.SHA256,
 		HeaderCanonicalization: dkim.CanonicalizationRelaxed,
 		BodyCanonicalization:   dkim.CanonicalizationRelaxed,
-		HeaderKeys:             SignedHeaders,
+		HeaderKeys:             SignedHeaders(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("dkim: %w", err)

@@ -7,7 +7,8 @@
 //     transient failure, the message never travels in plain text), implicit TLS, or none (only
 //     towards a loopback host); the system roots or a trusted CA file; AUTH PLAIN or LOGIN
 //     (go-sasl) when credentials are configured;
-//   - the message (message.go): From, To, Subject (RFC 2047 when not ASCII), Date, a Message-ID
+//   - the message (message.go): From, To, Subject (RFC 2047 when not ASCII, or when it holds
+//     "=?" or a run too long to fold), Date, a Message-ID
 //     derived from the message id (the provider reference, stable across attempts), UTF-8 text
 //     and html as multipart/alternative, 7bit when plain ASCII and quoted-printable otherwise,
 //     CRLF line endings; DKIM (dkim.go, go-msgauth): relaxed/relaxed over From, To, Subject,
@@ -17,9 +18,10 @@
 //     MaxMessagesPerConnection messages or IdleTimeout of rest;
 //   - classification (classify.go), the engine's "errors say whether to try again": 2xx after
 //     DATA → accepted, report unavailable; a 4xx reply at any step → transient, code smtp.<code>;
-//     a 5xx reply → permanent, code smtp.<code>; a connection failure, a timeout or a
-//     cancellation before the end of the DATA body was written → transient; a timeout or broken
-//     connection after the whole body was written and before the final reply → maybe-sent.
+//     a 5xx reply at any step (the greeting and AUTH's 535 included) → permanent, code
+//     smtp.<code>; a connection failure, a timeout or a cancellation before the end of the DATA
+//     body was written → transient; a timeout or broken connection after the whole body was
+//     written and before the final reply → maybe-sent.
 //
 // Decisions on uncertain cases (each documented where it is made): a write that fails while
 // sending the body, its terminating dot included, is transient (a relay only takes a message once

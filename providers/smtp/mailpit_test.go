@@ -26,9 +26,9 @@ func mailpitBinary() string {
 	if p, err := exec.LookPath("mailpit"); err == nil {
 		return p
 	}
-	gopath := os.Getenv("GOPATH")
-	if gopath == "" {
-		gopath = build.Default.GOPATH
+	gopath := build.Default.GOPATH
+	if out, err := exec.Command("go", "env", "GOPATH").Output(); err == nil && strings.TrimSpace(string(out)) != "" {
+		gopath = strings.TrimSpace(string(out))
 	}
 	for _, dir := range filepath.SplitList(gopath) {
 		p := filepath.Join(dir, "bin", "mailpit")

@@ -2,8 +2,10 @@ package smtp
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"mime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -26,6 +28,57 @@ const maxLineBytes = 998
 // subjectLine keeps a subject on one line (packages already drop newlines; this is the
 // provider's own guarantee against header injection).
 var subjectLine = strings.NewReplacer("\r\n", " ", "\r", " ", "\n", " ")
+
+// maxEncodedWordBytes is how many bytes of text one base64 encoded-word carries: 45 bytes make
+// 60 characters of base64, and with "=?utf-8?b?" and "?=" the word stays within RFC 2047's 75.
+const maxEncodedWordBytes = 45
+
+// maxFoldableWord is the longest run without white space that header folding never needs to
+// cut ("Subject: " plus the run stays within the 78 characters RFC 5322 recommends).
+const maxFoldableWord = 68
+
+// longestWord is the length in bytes of the longest run of s without a space or a tab.
+func longestWord(s string) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == ' ' || s[i] == '\t' {
+			run = 0
+			continue
+		}
+		run++
+		longest = max(longest, run)
+	}
+	return longest
+}
+
+// subjectText is the subject as the message carries it: on one line, without the surrounding
+// white space a header would lose anyway.
+func subjectText(s string) string {
+	return strings.TrimSpace(subjectLine.Replace(s))
+}
+
+// encodeSubject is the Subject field value: the text itself when it is plain ASCII, else RFC 2047
+// encoded-words. Two kinds of ASCII text are encoded too: text containing "=?" (a reader would
+// decode what merely looks like an encoded-word) and text with a run longer than a header line
+// holds (folding would have to cut it, and the reader would see a space there).
+func encodeSubject(s string) string {
+	if !strings.Contains(s, "=?") && longestWord(s) <= maxFoldableWord {
+		return mime.QEncoding.Encode("utf-8", s)
+	}
+	var words []string
+	for s != "" {
+		n := min(len(s), maxEncodedWordBytes)
+		for n < len(s) && n > 0 && !utf8.RuneStart(s[n]) {
+			n-- // never split a character between two words
+		}
+		if n == 0 {
+			n = min(len(s), maxEncodedWordBytes)
+		}
+		words = append(words, "=?utf-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, " ")
+}
 
 // errInvalidMessage marks a message that can never be sent as it is (a permanent outcome).
 var errInvalidMessage = errors.New("invalid message")
@@ -82,7 +135,7 @@ func (s *settings) compose(out *engine.Outbound, date time.Time) (*envelope, err
 	h.SetDate(date)
 	h.SetAddressList("From", []*mail.Address{from})
 	h.SetAddressList("To", []*mail.Address{to})
-	h.SetSubject(subjectLine.Replace(out.Parts[PartSubject]))
+	h.Set("Subject", encodeSubject(subjectText(out.Parts[PartSubject])))
 	h.Set("Message-ID", env.messageID)
 
 	var buf bytes.Buffer

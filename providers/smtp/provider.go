@@ -98,12 +98,13 @@ func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcom
 func (p *Provider) build(out *engine.Outbound) (*envelope, error) {
 	env, err := p.s.compose(out, p.s.Clock.Now())
 	if err != nil {
-		return nil, &stepError{step: stepConnect, err: err}
+		return nil, &stepError{step: stepBuild, err: err}
 	}
 	if p.s.signer != nil {
+		// The key was checked by New, so a failure here comes from the message itself.
 		sig, err := sign(p.s.DKIM, p.s.signer, env.data)
 		if err != nil {
-			return nil, &stepError{step: stepConnect, err: fmt.Errorf("%w: %w", errInvalidMessage, err)}
+			return nil, &stepError{step: stepBuild, err: fmt.Errorf("%w: %w", errInvalidMessage, err)}
 		}
 		env.signature = sig
 	}
@@ -149,11 +150,14 @@ func (p *Provider) deliver(ctx context.Context, c *relayConn, env *envelope) (er
 	stop := context.AfterFunc(ctx, func() { _ = c.raw.Close() })
 	keep := false
 	defer func() {
-		if !stop() || !keep || c.raw.writeFailed.Load() || c.sent >= p.s.MaxMessagesPerConnection {
+		switch {
+		case !stop() || !keep || c.raw.writeFailed.Load():
 			c.close()
-			return
+		case c.sent >= p.s.MaxMessagesPerConnection:
+			c.quit(quitTimeout) // a healthy connection that did its share: say goodbye
+		default:
+			p.pool.put(c, p.s.Clock.Now())
 		}
-		p.pool.put(c, p.s.Clock.Now())
 	}()
 	c.armTimeouts(ctx)
 

@@ -32,6 +32,8 @@ func Exercise(t *testing.T, open func(t *testing.T, clock engine.Clock) engine.S
 		{"Receipts", receiptTests()},
 		{"Stats", statsTests()},
 		{"Audit", auditTests()},
+		{"Operator", operatorTests()},
+		{"Inbox", inboxTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

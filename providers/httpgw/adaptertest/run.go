@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -236,54 +235,6 @@ func (a *adapter) execute(c *caseFile) (got, notes map[string]string, err error)
 		got["report.yaml"] = renderReport(led)
 	}
 	return got, notes, nil
-}
-
-// callback builds, signs (when asked), verifies and parses one callback.
-func (a *adapter) callback(p *httpgw.Provider, sign signer, ev event, now time.Time, led *ledger) (callbackResult, string, error) {
-	m, err := parseHTTPMessage(ev.input)
-	if err != nil {
-		return callbackResult{}, "", err
-	}
-	method, target, err := m.requestLine()
-	if err != nil {
-		return callbackResult{}, "", err
-	}
-	signIt := strings.EqualFold(m.header.Get(signDirective), "yes")
-	m.header.Del(signDirective)
-	r := httptest.NewRequest(method, target, nil)
-	r.Header = m.header
-	body := m.body
-	if signIt {
-		if body, err = sign.sign(r, body, ev.n, now); err != nil {
-			return callbackResult{}, "", err
-		}
-		if sign.cfg.Kind == httpgw.VerifierPathToken && routeToken(r.URL.Path) == "" {
-			r.URL.Path = strings.TrimSuffix(r.URL.Path, "/") + "/" + sign.cfg.Token
-		}
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	r.ContentLength = int64(len(body))
-	if err := p.VerifyCallback(r, routeToken(r.URL.Path), body); err != nil {
-		return callbackResult{verified: false}, "", nil
-	}
-	receipts, err := p.ParseReceipts(context.Background(), r, body)
-	switch {
-	case err != nil:
-		return callbackResult{verified: true, errCode: engine.CodeOf(err)}, "(error: " + err.Error() + ")\n", nil
-	case len(receipts) == 0:
-		return callbackResult{verified: true, ignored: true}, "", nil
-	}
-	return callbackResult{verified: true, receipts: receipts, tally: led.receive(receipts)}, "", nil
-}
-
-// routeToken is the {token} of /v1/provider-callbacks/{provider}/{token}, or "".
-func routeToken(path string) string {
-	rest, ok := strings.CutPrefix(path, "/v1/provider-callbacks/")
-	if !ok {
-		return ""
-	}
-	_, token, _ := strings.Cut(rest, "/")
-	return token
 }
 
 // caseClock is the case's engine.Clock: it moves only when the runner says.

@@ -94,6 +94,31 @@ func signAndVerify(t *testing.T, key crypto.Signer, rec dkimkey.Record) {
 	}
 }
 
+func TestLoadRecordRebuildsTheRecordOfAKeyFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "dkim.pem")
+	if _, err := dkimkey.LoadRecord(path, "example.org", "dev"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("LoadRecord of a missing file: %v, want fs.ErrNotExist", err)
+	}
+	made, err := dkimkey.Keygen(path, "example.org", "dev", dkimkey.Ed25519)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := dkimkey.LoadRecord(path, "example.org", "dev")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loaded != made {
+		t.Fatalf("LoadRecord = %+v, Keygen made %+v", loaded, made)
+	}
+	if err := os.WriteFile(path, []byte("not a key"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dkimkey.LoadRecord(path, "example.org", "dev"); !errors.Is(err, dkimkey.ErrInvalidInput) {
+		t.Fatalf("LoadRecord of a broken file: %v, want ErrInvalidInput", err)
+	}
+}
+
 func TestKeygenRefusesAnExistingFile(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "dkim.pem")

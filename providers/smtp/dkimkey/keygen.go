@@ -49,6 +49,32 @@ func Keygen(path, domain, selector string, alg Algorithm) (Record, error) {
 	return rec, nil
 }
 
+// maxKeyFileBytes bounds a key file LoadRecord reads (an RSA-4096 PEM is about 3.3 KB).
+const maxKeyFileBytes = 64 << 10
+
+// LoadRecord reads the key file at path (as Keygen wrote it, or any PEM ParsePrivateKey
+// accepts) and returns the TXT record of its public half under selector and domain. `switchboard
+// dev` uses it to keep one key across restarts: when the file does not exist the error wraps
+// fs.ErrNotExist, and the caller runs Keygen instead.
+func LoadRecord(path, domain, selector string) (Record, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return Record{}, fmt.Errorf("dkimkey: %w", err)
+	}
+	if info.Size() > maxKeyFileBytes {
+		return Record{}, fmt.Errorf("dkimkey: %s is larger than a key file (%d bytes): %w", path, info.Size(), ErrInvalidInput)
+	}
+	pemBytes, err := os.ReadFile(path)
+	if err != nil {
+		return Record{}, fmt.Errorf("dkimkey: %w", err)
+	}
+	key, err := ParsePrivateKey(pemBytes)
+	if err != nil {
+		return Record{}, fmt.Errorf("dkimkey: %s: %w", path, err)
+	}
+	return NewRecord(domain, selector, key.Public())
+}
+
 // writeNew creates path exclusively with mode 0600 and writes b, syncing before close.
 func writeNew(path string, b []byte) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"bytes"
+	"net/http"
+
+	"switchboard/engine"
+)
+
+// The operator actions of SPEC section 6 over HTTP, for the operator role: applied at once (an
+// API client previews by reading the message view first), journaled with the operator's
+// pseudonym, under the same rules as the command line. A message in another state is refused
+// with 409 message.not-eligible.
+
+// settleRequest is the body of POST /v1/messages/{id}/settle.
+type settleRequest struct {
+	Outcome string `json:"outcome"`
+}
+
+// retry is POST /v1/messages/{id}/retry: failed → queued, new generation. The body is empty
+// or an empty JSON object.
+func (s *Server) retry(w http.ResponseWriter, r *http.Request, caller engine.Caller) {
+	body, err := readRaw(r)
+	if err != nil {
+		s.writeProblem(w, r, err)
+		return
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		var none struct{}
+		if err := decodeStrict(body, &none); err != nil {
+			s.writeProblem(w, r, err)
+			return
+		}
+	}
+	s.operate(w, r, caller, engine.ActionRetry)
+}
+
+// settle is POST /v1/messages/{id}/settle with {"outcome": "sent"|"not-sent"}: unknown →
+// submitted, or unknown → queued with a new generation.
+func (s *Server) settle(w http.ResponseWriter, r *http.Request, caller engine.Caller) {
+	body, err := readBody(r)
+	if err != nil {
+		s.writeProblem(w, r, err)
+		return
+	}
+	var req settleRequest
+	if err := decodeStrict(body, &req); err != nil {
+		s.writeProblem(w, r, err)
+		return
+	}
+	action, err := engine.SettleAction(req.Outcome)
+	if err != nil {
+		s.writeProblem(w, r, engine.NewProblem(engine.CodeUnprocessable, "outcome must be sent or not-sent"))
+		return
+	}
+	s.operate(w, r, caller, action)
+}
+
+// operate applies action to the path's message and answers its view.
+func (s *Server) operate(w http.ResponseWriter, r *http.Request, caller engine.Caller, action engine.Action) {
+	op, err := engine.NewOperator(engine.OperatorConfig{Store: s.cfg.Store, Package: s.cfg.Package, Clock: s.cfg.Clock})
+	if err != nil {
+		s.writeProblem(w, r, err)
+		return
+	}
+	m, _, err := op.Apply(r.Context(), action, r.PathValue("id"), caller.Pseudonym)
+	if err != nil {
+		s.writeProblem(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, NewMessageView(m))
+}

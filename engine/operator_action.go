@@ -1,0 +1,199 @@
+package engine
+
+import (
+	"fmt"
+	"time"
+)
+
+// Action is an operator action of SPEC section 6. Each is one row of Transitions: it moves a
+// message from exactly one dispatch state to one other, and is journaled with its actor.
+type Action string
+
+const (
+	// ActionRetry: failed → queued, starting a new generation on the sender profile's provider.
+	ActionRetry Action = "retry"
+	// ActionCancel: queued (also waiting for a retry) → cancelled.
+	ActionCancel Action = "cancel"
+	// ActionSettleSent: unknown → submitted; the operator found out that it was sent.
+	ActionSettleSent Action = "settle-sent"
+	// ActionSettleNotSent: unknown → queued, starting a new generation; it was not sent.
+	ActionSettleNotSent Action = "settle-not-sent"
+)
+
+// Actions lists every operator action.
+func Actions() []Action {
+	return []Action{ActionRetry, ActionCancel, ActionSettleSent, ActionSettleNotSent}
+}
+
+// SettleAction maps a settle outcome ("sent" or "not-sent") to its action.
+func SettleAction(outcome string) (Action, error) {
+	switch outcome {
+	case "sent":
+		return ActionSettleSent, nil
+	case "not-sent":
+		return ActionSettleNotSent, nil
+	}
+	return "", fmt.Errorf("the settle outcome must be sent or not-sent")
+}
+
+// Transition returns the dispatch state the action applies to, the one it leads to, and
+// whether it starts a new generation; ok is false for an unknown action.
+func (a Action) Transition() (from, to Dispatch, newGeneration, ok bool) {
+	switch a {
+	case ActionRetry:
+		return DispatchFailed, DispatchQueued, true, true
+	case ActionCancel:
+		return DispatchQueued, DispatchCancelled, false, true
+	case ActionSettleSent:
+		return DispatchUnknown, DispatchSubmitted, false, true
+	case ActionSettleNotSent:
+		return DispatchUnknown, DispatchQueued, true, true
+	}
+	return "", "", false, false
+}
+
+// Verb is the command that names the action: retry, cancel or settle.
+func (a Action) Verb() string {
+	if a == ActionSettleSent || a == ActionSettleNotSent {
+		return "settle"
+	}
+	return string(a)
+}
+
+// AuditEvent is the journal event of the action.
+func (a Action) AuditEvent() string {
+	switch a {
+	case ActionRetry:
+		return "message.retried"
+	case ActionCancel:
+		return "message.cancelled"
+	}
+	return "message.settled"
+}
+
+// OperatorAction is one action to apply to one message.
+type OperatorAction struct {
+	Action    Action
+	MessageID string
+	// Provider is the provider a new generation starts on (the sender profile's own, before
+	// any fallback); "" keeps the message's current provider.
+	Provider string
+	// At is when the action happens: the new updated, final or next attempt time.
+	At time.Time
+	// Audit is the journal record. A store fills Event (Action.AuditEvent), MessageID, At and
+	// Outcome ("failed->queued generation 2") when they are empty.
+	Audit AuditEntry
+}
+
+// OperatorResult is what one OperatorAction did: the transition and the generation the message
+// is in afterwards, or why it was refused (ErrNotFound, ErrNotEligible).
+type OperatorResult struct {
+	MessageID  string
+	From, To   Dispatch
+	Generation int
+	Err        error
+}
+
+// MaxOperatorBatch bounds the actions of one ApplyOperatorActions call (one transaction).
+const MaxOperatorBatch = 1000
+
+// Change is what an action does, or would do, to one message.
+type Change struct {
+	Action     Action
+	MessageID  string
+	From, To   Dispatch
+	Generation int // the generation after the change
+	// PastExpiry is set when a new generation starts after the message's expiresAt: it will
+	// expire instead of being sent.
+	PastExpiry bool
+}
+
+// String is the line an operator reads: "cancel ID: queued -> cancelled", with the new
+// generation for a retry or a settle as not-sent.
+func (c Change) String() string {
+	s := fmt.Sprintf("%s %s: %s -> %s", c.Action.Verb(), c.MessageID, c.From, c.To)
+	if _, _, gen, _ := c.Action.Transition(); gen {
+		s += fmt.Sprintf(" (generation %d", c.Generation)
+		if c.PastExpiry {
+			s += "; past its expiresAt: it will expire, not be sent"
+		}
+		s += ")"
+	}
+	return s
+}
+
+// Eligible checks whether action a applies to m at now, without changing anything. It returns
+// the change it would make, or a Problem with code message.not-eligible whose detail names the
+// state the message is in (never a submitted value).
+func Eligible(a Action, m *Message, now time.Time) (Change, error) {
+	from, to, gen, ok := a.Transition()
+	if !ok {
+		return Change{}, fmt.Errorf("engine: unknown operator action %q", a)
+	}
+	if m.Dispatch != from {
+		return Change{}, notEligible(a, from, m.Dispatch)
+	}
+	c := Change{Action: a, MessageID: m.ID, From: from, To: to, Generation: m.Generation}
+	if gen {
+		if m.PayloadErasedAt != nil {
+			return Change{}, &Problem{Code: CodeMessageNotEligible,
+				Detail: fmt.Sprintf("%s needs the message's payload, and retention erased it", a.Verb())}
+		}
+		c.Generation++
+		c.PastExpiry = !now.Before(m.ExpiresAt)
+	}
+	return c, nil
+}
+
+// notEligible is the refusal of action a on a message in state d.
+func notEligible(a Action, from, d Dispatch) error {
+	return &Problem{Code: CodeMessageNotEligible,
+		Detail: fmt.Sprintf("%s applies to %s messages; this message is %s", a.Verb(), from, d)}
+}
+
+// NotEligible returns the refusal of action a on a message found in dispatch state d, for
+// stores that learn the state only after a guarded update changed nothing.
+func NotEligible(a Action, d Dispatch) error {
+	from, _, _, _ := a.Transition()
+	return notEligible(a, from, d)
+}
+
+// Statuses lists every caller-visible status (see Status): the dispatch states and delivered.
+func Statuses() []string {
+	out := make([]string, 0, len(DispatchStates())+1)
+	for _, d := range DispatchStates() {
+		out = append(out, string(d))
+	}
+	return append(out, "delivered")
+}
+
+// MessageOrder is the order of a listing.
+type MessageOrder int
+
+const (
+	// NewestFirst orders by acceptance time, newest first, then by id. It has no cursor.
+	NewestFirst MessageOrder = iota
+	// ScanOrder is the store's own stable order, with a cursor: each message appears once
+	// however the listed messages change between pages. Bulk actions walk it.
+	ScanOrder
+)
+
+// MessageQuery selects messages by their metadata. Zero members do not filter.
+type MessageQuery struct {
+	Status         string    // a caller-visible status (Statuses)
+	Dispatch       Dispatch  // a dispatch state
+	AcceptedBefore time.Time // accepted strictly before
+	PayloadKept    bool      // only messages whose payload was not erased
+	Order          MessageOrder
+	After          string // ScanOrder cursor: MessagePage.Next of the previous page
+	Limit          int    // at most this many; 1 to MaxListLimit
+}
+
+// MaxListLimit bounds one listing page.
+const MaxListLimit = 1000
+
+// MessagePage is one page of a listing.
+type MessagePage struct {
+	Messages []Message
+	Next     string // ScanOrder cursor of the next page; "" after the last
+}

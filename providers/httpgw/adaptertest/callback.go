@@ -1,0 +1,65 @@
+package adaptertest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"switchboard/engine"
+	"switchboard/providers/httpgw"
+)
+
+// callback builds, signs (when asked), verifies and parses one callback.
+func (a *adapter) callback(p *httpgw.Provider, sign signer, ev event, now time.Time, led *ledger) (callbackResult, string, error) {
+	m, err := parseHTTPMessage(ev.input)
+	if err != nil {
+		return callbackResult{}, "", err
+	}
+	method, target, err := m.requestLine()
+	if err != nil {
+		return callbackResult{}, "", err
+	}
+	signIt := strings.EqualFold(m.header.Get(signDirective), "yes")
+	m.header.Del(signDirective)
+	r, err := http.NewRequest(method, "http://switchboard.invalid"+target, nil)
+	if err != nil {
+		return callbackResult{}, "", fmt.Errorf("request line: %w", err)
+	}
+	r.Header = m.header
+	body := m.body
+	if signIt {
+		if body, err = sign.sign(r, body, ev.n, now); err != nil {
+			return callbackResult{}, "", err
+		}
+		if sign.cfg.Kind == httpgw.VerifierPathToken && routeToken(r.URL.Path) == "" {
+			r.URL.Path = strings.TrimSuffix(r.URL.Path, "/") + "/" + sign.cfg.Token
+		}
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	if err := p.VerifyCallback(r, routeToken(r.URL.Path), body); err != nil {
+		return callbackResult{verified: false}, "", nil
+	}
+	receipts, err := p.ParseReceipts(context.Background(), r, body)
+	switch {
+	case err != nil:
+		return callbackResult{verified: true, errCode: engine.CodeOf(err)}, "(error: " + err.Error() + ")\n", nil
+	case len(receipts) == 0:
+		return callbackResult{verified: true, ignored: true}, "", nil
+	}
+	return callbackResult{verified: true, receipts: receipts, tally: led.receive(receipts)}, "", nil
+}
+
+// routeToken is the {token} of /v1/provider-callbacks/{provider}/{token}, or "".
+func routeToken(path string) string {
+	rest, ok := strings.CutPrefix(path, "/v1/provider-callbacks/")
+	if !ok {
+		return ""
+	}
+	_, token, _ := strings.Cut(rest, "/")
+	return token
+}

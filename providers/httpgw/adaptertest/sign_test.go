@@ -1,0 +1,118 @@
+package adaptertest
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/base64"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"switchboard/engine"
+	"switchboard/providers/httpgw"
+)
+
+// TestSignerSatisfiesEveryVerifier signs callbacks with the runner's signer and checks them
+// with the real verifiers: each is written from the gateways' documentation apart from the
+// other, so an agreement is evidence for both. A changed body must then be refused.
+func TestSignerSatisfiesEveryVerifier(t *testing.T) {
+	t.Parallel()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whsec := "whsec_" + base64.StdEncoding.EncodeToString([]byte("a test webhook secret!!!"))
+	form, jsonCT := "application/x-www-form-urlencoded", "application/json"
+	cases := []struct {
+		name        string
+		cfg         httpgw.VerifierConfig
+		target, ct  string
+		body        string
+		tokenInPath bool
+	}{
+		{"hmac hex", httpgw.VerifierConfig{Kind: "hmac-sha256-body", Secret: []byte("s")}, "/cb", jsonCT, `{"id":"a"}`, false},
+		{"hmac base64", httpgw.VerifierConfig{Kind: "hmac-sha256-body", Header: "x-sig", Encoding: "base64", Secret: []byte("s")}, "/cb", jsonCT, `{"id":"a"}`, false},
+		{"twilio form", httpgw.VerifierConfig{Kind: "twilio", URL: "https://sb.example/v1/provider-callbacks/t", Secret: []byte("tok")}, "/cb?x=1", form, "MessageSid=SM1&MessageStatus=sent&B=2&B=1", false},
+		{"twilio JSON", httpgw.VerifierConfig{Kind: "twilio", URL: "https://sb.example/v1/provider-callbacks/t", Secret: []byte("tok")}, "/cb", jsonCT, `{"MessageSid":"SM1"}`, false},
+		{"standard webhooks", httpgw.VerifierConfig{Kind: "standard-webhooks", Secret: []byte(whsec)}, "/cb", jsonCT, `[{"type":"message.sent"}]`, false},
+		{"path token", httpgw.VerifierConfig{Kind: "path-token", Token: "a-long-path-token-0123"}, "/v1/provider-callbacks/gw", jsonCT, `{}`, true},
+		{"vonage form", httpgw.VerifierConfig{Kind: "vonage-signature", SignatureMethod: "md5hash", Secret: []byte("sig")}, "/cb", form, "messageId=0A1&status=delivered&text=a%26b%3Dc", false},
+		{"vonage JSON", httpgw.VerifierConfig{Kind: "vonage-signature", SignatureMethod: "sha512", Secret: []byte("sig")}, "/cb", jsonCT, `{"messageId": "0A1", "err-code": 0, "status": "delivered"}`, false},
+		{"vonage empty JSON object", httpgw.VerifierConfig{Kind: "vonage-signature", SignatureMethod: "sha1", Secret: []byte("sig")}, "/cb", jsonCT, `{ }`, false},
+		{"vonage query", httpgw.VerifierConfig{Kind: "vonage-signature", SignatureMethod: "sha256", Secret: []byte("sig")}, "/cb?messageId=0A1&status=delivered", "", "", false},
+		{"ecdsa", httpgw.VerifierConfig{Kind: "ecdsa-p256", PublicKey: pub}, "/cb", jsonCT, `[{"event":"delivered"}]`, false},
+	}
+	now := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			clock := &caseClock{now: now}
+			v, err := httpgw.NewVerifier(&tc.cfg, clock)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := httptest.NewRequest(http.MethodPost, tc.target, nil)
+			if tc.ct != "" {
+				r.Header.Set("Content-Type", tc.ct)
+			}
+			cfg := tc.cfg
+			if cfg.Kind == "path-token" {
+				cfg.Secret = []byte(cfg.Token)
+			}
+			body, err := signer{cfg: &cfg, priv: key}.sign(r, []byte(tc.body), 1, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			token := ""
+			if tc.tokenInPath {
+				token = tc.cfg.Token // buildCallback puts it in the route
+			}
+			if err := v.Verify(r, token, body); err != nil {
+				t.Fatalf("signed callback refused: %v (body %s, query %s)", err, body, r.URL.RawQuery)
+			}
+			if len(body) > 0 && !tc.tokenInPath {
+				changed := bytes.Replace(body, []byte("1"), []byte("2"), 1)
+				if bytes.Equal(changed, body) {
+					changed = append(changed, ' ')
+				}
+				v2, _ := httpgw.NewVerifier(&tc.cfg, clock)
+				if err := v2.Verify(r, token, changed); err == nil {
+					t.Fatalf("a changed body passed: %s", changed)
+				}
+			}
+		})
+	}
+}
+
+func TestLedgerFollowsTheStoreContract(t *testing.T) {
+	t.Parallel()
+	l := newLedger()
+	early := l.receive([]engine.Receipt{{ProviderReference: "R1", Report: engine.ReportDelivered}, {ProviderReference: "other", Report: engine.ReportSent}})
+	if early != (tally{unmatched: 2}) || l.report != engine.ReportNone {
+		t.Fatalf("before the send: %+v, report %s", early, l.report)
+	}
+	l.recordOutcome(engine.Outcome{Class: engine.OutcomeTransient, ProviderReference: "R1"})
+	if l.report != engine.ReportNone || len(l.kept) != 2 {
+		t.Fatalf("a transient outcome applied receipts: %+v", l)
+	}
+	l.recordOutcome(engine.Outcome{Class: engine.OutcomeAccepted, ProviderReference: "R1", Report: engine.ReportNone})
+	if l.report != engine.ReportDelivered || len(l.kept) != 1 || l.kept[0].ProviderReference != "other" {
+		t.Fatalf("after the accepted outcome: %+v", l)
+	}
+	got := l.receive([]engine.Receipt{
+		{ProviderReference: "R1", Report: engine.ReportSent},
+		{ProviderReference: "r1", Report: engine.ReportUndelivered, Code: "x"},
+		{ProviderReference: "R1", Report: engine.ReportUndelivered, Code: "y"},
+	})
+	if got != (tally{stale: 2, unmatched: 1}) || l.report != engine.ReportDelivered || l.code != "" {
+		t.Fatalf("after late receipts: %+v, ledger %+v", got, l)
+	}
+}

@@ -1,0 +1,288 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"switchboard/engine"
+)
+
+// The peer inbox (SPEC section 7): engine.Inbox for the peer provider's inbound side and the
+// inbox readers, and engine.PeerDue for its connection events.
+
+const (
+	// MaxCachedResponse is the largest acknowledgement kept for duplicates (256 KiB, SPEC
+	// section 7); a duplicate of an envelope whose answer was larger gets RESPONSE_GONE.
+	MaxCachedResponse = 256 << 10
+	// InboxPageBytes bounds the payload bytes of one ListInbox page, so that a page of large
+	// envelopes (up to 10 MiB each) never holds more than this in memory. A page always holds
+	// at least one entry, however large.
+	InboxPageBytes = 16 << 20
+	// makeDueChunk bounds the messages one writer request of MakeRecipientDue changes, so that
+	// a peer with a long queue never holds the writer for long.
+	makeDueChunk = 500
+)
+
+// PutInbox stores one verified inbound envelope with its idempotency record (entry.From,
+// entry.Protocol, entry.MessageID, direction in) in one transaction, through the group-commit
+// writer. The first envelope of a key wins, also against one racing it in the same batch: it
+// is stored under entry.ID and answered with entry.Response. Every later one stores nothing
+// and is answered Duplicate with the first one's inbox id and its cached response, which is
+// nil when the first response was over MaxCachedResponse (the receiver answers RESPONSE_GONE).
+//
+// entry.ID must be a UUIDv7 in canonical text form (ListInbox pages by it); From, Protocol and
+// MessageID must not be empty. TsMs is kept bit for bit (any uint64). An unset ReceivedAt is
+// the store's clock. The store may still read entry's byte slices after ctx ended, until the
+// writer is done with them: the caller must not change them.
+func (s *Store) PutInbox(ctx context.Context, entry engine.InboxEntry) (engine.InboxResult, error) {
+	if err := checkInboxEntry(&entry); err != nil {
+		return engine.InboxResult{}, err
+	}
+	if entry.ReceivedAt.IsZero() {
+		entry.ReceivedAt = s.clock.Now()
+	}
+	if entry.Payload == nil {
+		entry.Payload = []byte{} // NULL means erased
+	}
+	o := &inboxOp{q: newInboxSQL(s.wdb.Rebind), entry: entry}
+	if len(entry.Response) <= MaxCachedResponse {
+		o.cached = entry.Response
+	}
+	if err := s.submit(ctx, o); err != nil {
+		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: %w", entry.ID, err)
+	}
+	return o.result, nil
+}
+
+// checkInboxEntry refuses an entry the inbox cannot keep or page.
+func checkInboxEntry(e *engine.InboxEntry) error {
+	switch {
+	case !isInboxID(e.ID):
+		return fmt.Errorf("store: put inbox entry: id %q is not a canonical UUIDv7", e.ID)
+	case e.From == "":
+		return errors.New("store: put inbox entry: the sender peer id is empty")
+	case e.Protocol == "":
+		return errors.New("store: put inbox entry: the protocol is empty")
+	case e.MessageID == "":
+		return errors.New("store: put inbox entry: the envelope's messageId is empty")
+	}
+	return nil
+}
+
+// inboxOp is one PutInbox on its way through the writer.
+type inboxOp struct {
+	q      inboxSQL
+	entry  engine.InboxEntry
+	cached []byte // the response to keep: entry.Response, or nil when it is too large
+	result engine.InboxResult
+}
+
+// apply stores the entry in its own unit of the batch, so that a failure of the entry undoes
+// its idempotency record too. It sets result afresh, since the writer may run a batch twice.
+func (o *inboxOp) apply(b *batch) error {
+	o.result = engine.InboxResult{}
+	return b.unit(func() error {
+		res, err := o.put(b)
+		if err == nil {
+			o.result = res
+		}
+		return err
+	})
+}
+
+// put writes the idempotency record and the entry, or resolves a duplicate.
+func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
+	e := &o.entry
+	n, err := b.execN(o.q.idemInsert, e.From, e.Protocol, e.MessageID, o.cached, e.ID, ms(e.ReceivedAt))
+	if err != nil {
+		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: idempotency record: %w", e.ID, err)
+	}
+	if n == 0 {
+		var rec struct {
+			Response []byte         `db:"response"`
+			InboxID  sql.NullString `db:"inbox_id"`
+		}
+		if err := b.get(&rec, o.q.idemSelect, e.From, e.Protocol, e.MessageID); err != nil {
+			return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: read idempotency record: %w", e.ID, err)
+		}
+		return engine.InboxResult{Duplicate: true, InboxID: rec.InboxID.String, Response: rec.Response}, nil
+	}
+	// ts_ms is a signed 64-bit column: the envelope's uint64 is stored as its bit pattern.
+	if err := b.execCached(o.q.entry, e.ID, e.From, e.Protocol, e.MessageID, int64(e.TsMs),
+		ms(e.ReceivedAt), len(e.Payload), e.Payload); err != nil {
+		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: %w", e.ID, err)
+	}
+	return engine.InboxResult{InboxID: e.ID, Response: e.Response}, nil
+}
+
+// ListInbox returns up to limit (1 to engine.MaxListLimit) entries whose id sorts after the
+// cursor after ("" is the start), oldest first, read from one snapshot, and the id of the last
+// one as the next cursor ("" when there are none). A page holds fewer than limit entries when
+// the next entry's payload would take the page over InboxPageBytes (never fewer than one).
+// Response is not read. Payload is nil for an entry whose payload retention erased, and
+// non-nil (possibly empty) otherwise.
+//
+// A limit out of range or an after that is not a canonical UUID is refused with an
+// engine.Problem of code request.invalid.
+func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engine.InboxEntry, string, error) {
+	if limit < 1 || limit > engine.MaxListLimit {
+		return nil, "", engine.NewProblem(engine.CodeRequestInvalid,
+			"limit must be between 1 and "+strconv.Itoa(engine.MaxListLimit))
+	}
+	if after != "" && !isUUID(after) {
+		return nil, "", engine.NewProblem(engine.CodeRequestInvalid, "after must be a cursor the inbox gave out")
+	}
+	q := newInboxSQL(s.rdb.Rebind)
+	tx, err := s.rdb.BeginTxx(ctx, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("store: list inbox: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var sizes []inboxSize
+	if err := tx.SelectContext(ctx, &sizes, q.pageSizes, after, limit); err != nil {
+		return nil, "", fmt.Errorf("store: list inbox: sizes: %w", err)
+	}
+	if len(sizes) == 0 {
+		return nil, "", nil
+	}
+	last := sizes[admitInbox(sizes, InboxPageBytes)].ID
+	var rows []inboxRow
+	if err := tx.SelectContext(ctx, &rows, q.pageRows, after, last); err != nil {
+		return nil, "", fmt.Errorf("store: list inbox: %w", err)
+	}
+	entries := make([]engine.InboxEntry, len(rows))
+	for i := range rows {
+		entries[i] = rows[i].entry()
+	}
+	if len(entries) == 0 {
+		return nil, "", nil
+	}
+	return entries, entries[len(entries)-1].ID, nil
+}
+
+// inboxSize is one row of a page's first statement.
+type inboxSize struct {
+	ID    string `db:"id"`
+	Bytes int64  `db:"bytes"`
+}
+
+// admitInbox returns the index of the last entry of sizes that fits budget, counting from the
+// first; the first entry is always admitted.
+func admitInbox(sizes []inboxSize, budget int64) int {
+	var total int64
+	for i, sz := range sizes {
+		total += sz.Bytes
+		if total > budget && i > 0 {
+			return i - 1
+		}
+	}
+	return len(sizes) - 1
+}
+
+// inboxRow is one row of peer_inbox as selected by inboxColumns.
+type inboxRow struct {
+	ID              string        `db:"id"`
+	From            string        `db:"from_peer"`
+	Protocol        string        `db:"protocol"`
+	MessageID       string        `db:"message_id"`
+	TsMs            int64         `db:"ts_ms"`
+	ReceivedAt      int64         `db:"received_at"`
+	Payload         []byte        `db:"payload"`
+	PayloadErasedAt sql.NullInt64 `db:"payload_erased_at"`
+}
+
+// entry converts the row to the engine's inbox entry.
+func (r *inboxRow) entry() engine.InboxEntry {
+	e := engine.InboxEntry{
+		ID: r.ID, From: r.From, Protocol: r.Protocol, MessageID: r.MessageID,
+		TsMs: uint64(r.TsMs), ReceivedAt: fromMs(r.ReceivedAt), Payload: r.Payload,
+	}
+	switch {
+	case r.PayloadErasedAt.Valid:
+		e.Payload = nil
+	case e.Payload == nil:
+		e.Payload = []byte{}
+	}
+	return e
+}
+
+// MakeRecipientDue makes the queued peer messages to peerID that wait for a later attempt due
+// at now, and returns how many it changed. peerID is matched exactly against the recipient of
+// each message's payload (the peer id as the submission gave it). Messages already due, held
+// by notBefore, claimed, final, or of another channel are left alone. It works in writer
+// requests of a bounded size until none is left, so a long queue never holds the writer.
+func (s *Store) MakeRecipientDue(ctx context.Context, peerID string, now time.Time) (int, error) {
+	if peerID == "" {
+		return 0, errors.New("store: make recipient due: the peer id is empty")
+	}
+	q := newInboxSQL(s.wdb.Rebind)
+	total := 0
+	for {
+		o := &makeDueOp{query: q.makeDue, peerID: peerID, now: ms(now), limit: makeDueChunk}
+		if err := s.submit(ctx, o); err != nil {
+			return total, fmt.Errorf("store: make recipient due: %w", err)
+		}
+		total += o.changed
+		if o.changed < makeDueChunk {
+			return total, nil
+		}
+	}
+}
+
+// makeDueOp is one chunk of MakeRecipientDue on its way through the writer.
+type makeDueOp struct {
+	query   string
+	peerID  string
+	now     int64
+	limit   int
+	changed int
+}
+
+func (o *makeDueOp) apply(b *batch) error {
+	o.changed = 0
+	return b.unit(func() error {
+		n, err := b.execN(o.query, o.now, o.now, o.now, o.peerID, o.limit)
+		if err != nil {
+			return err
+		}
+		o.changed = int(n)
+		return nil
+	})
+}
+
+// isUUID reports whether s is a UUID in canonical text form (lowercase, with hyphens): the
+// form whose byte order is the UUIDs' order.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// isInboxID reports whether s is a canonical UUIDv7 (RFC 9562): version 7, variant 10.
+func isInboxID(s string) bool {
+	return isUUID(s) && s[14] == '7' && (s[19] == '8' || s[19] == '9' || s[19] == 'a' || s[19] == 'b')
+}
+
+// Interface guards.
+var (
+	_ engine.Inbox   = (*Store)(nil)
+	_ engine.PeerDue = (*Store)(nil)
+)

@@ -1,0 +1,82 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"switchboard/engine"
+)
+
+// SQL of listings: metadata only (messageColumns), never a payload. A listing is built from
+// the fixed fragments below, joined with AND, so that every statement text comes from this file.
+
+// statusCondition is the condition of each caller-visible status (engine.Status).
+var statusCondition = map[string]string{
+	"queued":    `dispatch = 'queued'`,
+	"sending":   `dispatch = 'sending'`,
+	"submitted": `(dispatch = 'submitted' AND report NOT IN ('delivered', 'undelivered'))`,
+	"delivered": `(dispatch = 'submitted' AND report = 'delivered')`,
+	"failed":    `(dispatch = 'failed' OR (dispatch = 'submitted' AND report = 'undelivered'))`,
+	"unknown":   `dispatch = 'unknown'`,
+	"cancelled": `dispatch = 'cancelled'`,
+	"expired":   `dispatch = 'expired'`,
+}
+
+const (
+	listSelect   = `SELECT ` + messageColumns + ` FROM messages`
+	countSelect  = `SELECT count(*) FROM messages`
+	condDispatch = `dispatch = ?`
+	condBefore   = `accepted_at < ?`
+	condKept     = `payload_erased_at IS NULL`
+	condAfterSeq = `seq > ?`
+	orderNewest  = ` ORDER BY accepted_at DESC, id DESC LIMIT ?`
+	orderScan    = ` ORDER BY seq LIMIT ?`
+)
+
+// listStatement builds the statement of q (a listing, or a count when count is set) and its
+// arguments, with after the ScanOrder cursor already decoded (0 for none).
+func listStatement(rebind func(string) string, q engine.MessageQuery, after int64, count bool) (string, []any, error) {
+	var conds []string
+	var args []any
+	if q.Status != "" {
+		c, ok := statusCondition[q.Status]
+		if !ok {
+			return "", nil, fmt.Errorf("store: list: unknown status %q", q.Status)
+		}
+		conds = append(conds, c)
+	}
+	if q.Dispatch != "" {
+		conds, args = append(conds, condDispatch), append(args, string(q.Dispatch))
+	}
+	if !q.AcceptedBefore.IsZero() {
+		conds, args = append(conds, condBefore), append(args, ms(q.AcceptedBefore))
+	}
+	if q.PayloadKept {
+		conds = append(conds, condKept)
+	}
+	if !count && q.Order == engine.ScanOrder && after > 0 {
+		conds, args = append(conds, condAfterSeq), append(args, after)
+	}
+	var b strings.Builder
+	if count {
+		b.WriteString(countSelect)
+	} else {
+		b.WriteString(listSelect)
+	}
+	if len(conds) > 0 {
+		b.WriteString(" WHERE ")
+		b.WriteString(strings.Join(conds, " AND "))
+	}
+	if !count {
+		switch q.Order {
+		case engine.NewestFirst:
+			b.WriteString(orderNewest)
+		case engine.ScanOrder:
+			b.WriteString(orderScan)
+		default:
+			return "", nil, fmt.Errorf("store: list: unknown order %d", q.Order)
+		}
+		args = append(args, q.Limit)
+	}
+	return rebind(b.String()), args, nil
+}

@@ -1,0 +1,29 @@
+package store
+
+// SQL of operator actions. Each action is one guarded update: it changes the message only while
+// it is in the action's from-state, and returns the generation it leaves the message in, so that
+// a message that moved (claimed, finished, settled by someone else) is refused, never overwritten.
+
+type operatorSQL struct {
+	cancel        string
+	newGeneration string
+	settleSent    string
+	state         string
+}
+
+func newOperatorSQL(rebind func(string) string) operatorSQL {
+	return operatorSQL{
+		cancel: rebind(`UPDATE messages SET dispatch = 'cancelled', final_at = ?, updated_at = ?
+			WHERE id = ? AND dispatch = 'queued' RETURNING generation`),
+		// A new generation starts from scratch on the sender profile's provider: no attempt yet,
+		// no fallback, due now, no longer final. The reference of the old generation goes, so
+		// that a late receipt for it cannot move the new generation's report.
+		newGeneration: rebind(`UPDATE messages SET dispatch = 'queued', generation = generation + 1,
+			attempt = 0, provider_attempts = 0, fallback_index = 0, provider = coalesce(?, provider),
+			provider_ref = NULL, next_attempt_at = ?, dispatch_code = '', final_at = NULL, updated_at = ?
+			WHERE id = ? AND dispatch = ? AND payload_erased_at IS NULL RETURNING generation`),
+		settleSent: rebind(`UPDATE messages SET dispatch = 'submitted', dispatch_code = '',
+			final_at = ?, updated_at = ? WHERE id = ? AND dispatch = 'unknown' RETURNING generation`),
+		state: rebind(`SELECT dispatch, payload_erased_at FROM messages WHERE id = ?`),
+	}
+}
