@@ -77,6 +77,10 @@ type payloadRow struct {
 }
 
 func (o *claimOp) apply(b *batch) error {
+	if b.fast {
+		// A claim has no clean refusal: any failure sends the batch down the savepoint path.
+		return b.fastUnit(func() error { return o.claimIn(b) }, func(error) bool { return false })
+	}
 	return b.unit(func() error { return o.claimIn(b) })
 }
 

@@ -19,7 +19,13 @@ import (
 //
 //	go test -run '^$' -bench BenchmarkDispatchDrain -benchtime 100000x ./cmd/switchboard/
 func BenchmarkDispatchDrain(b *testing.B) {
-	e := newAPIEnv(b, envOptions{})
+	for _, workers := range []int{8, 32, 64} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) { benchmarkDrain(b, workers) })
+	}
+}
+
+func benchmarkDrain(b *testing.B, workers int) {
+	e := newAPIEnv(b, envOptions{concurrency: workers})
 	ctx := context.Background()
 	now := e.clock.Now()
 	pending := make([]engine.Acceptance, 0, 500)

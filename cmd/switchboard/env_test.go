@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,6 +42,8 @@ type envOptions struct {
 	edit map[string]func(string) string
 	// dispatch runs the dispatcher; without it messages stay queued.
 	dispatch bool
+	// concurrency overrides dispatch.concurrency (workers per provider lane).
+	concurrency int
 }
 
 func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
@@ -85,6 +88,13 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		Clients: clientsOf(pkg)}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		t.Fatal(err)
+	}
+	if opts.concurrency > 0 {
+		raw, _ := os.ReadFile(layout.runtimePath)
+		edited := strings.Replace(string(raw), "concurrency: 8", "concurrency: "+strconv.Itoa(opts.concurrency), 1)
+		if err := os.WriteFile(layout.runtimePath, []byte(edited), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rt, pkg, err := loadRuntime(layout.runtimePath, func(string) string { return "" })
 	if err != nil {
