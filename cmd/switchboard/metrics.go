@@ -83,27 +83,32 @@ func (m *metrics) observeProvider(provider, event, class string) {
 // handler serves /metrics, with the queue gauges read from the store at scrape time.
 func (m *metrics) handler(s *stack) http.Handler {
 	reg := prometheus.NewRegistry()
-	reg.MustRegister(&queueCollector{s: s})
+	reg.MustRegister(newQueueCollector(s))
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(prometheus.Gatherers{m.reg, reg}, promhttp.HandlerOpts{}))
 	return mux
 }
 
 // queueCollector reads the dispatch queue gauges from metadata at scrape time.
-type queueCollector struct{ s *stack }
+type queueCollector struct {
+	s                                     *stack
+	entries, bytes, oldestDue, oversized *prometheus.Desc
+}
 
-var (
-	queueEntriesDesc = prometheus.NewDesc("switchboard_queue_entries", "Messages by dispatch state.", []string{"dispatch"}, nil)
-	queueBytesDesc   = prometheus.NewDesc("switchboard_queue_bytes", "Rendered payload bytes queued or claimed.", []string{"state"}, nil)
-	oldestDueDesc    = prometheus.NewDesc("switchboard_queue_oldest_due_age_seconds", "Age of the oldest due queued message.", nil, nil)
-	oversizedDesc    = prometheus.NewDesc("switchboard_queue_oversized_skips_total", "Due messages skipped because they exceed maxPayloadBytes.", nil, nil)
-)
+func newQueueCollector(s *stack) *queueCollector {
+	return &queueCollector{s: s,
+		entries:   prometheus.NewDesc("switchboard_queue_entries", "Messages by dispatch state.", []string{"dispatch"}, nil),
+		bytes:     prometheus.NewDesc("switchboard_queue_bytes", "Rendered payload bytes queued or claimed.", []string{"state"}, nil),
+		oldestDue: prometheus.NewDesc("switchboard_queue_oldest_due_age_seconds", "Age of the oldest due queued message.", nil, nil),
+		oversized: prometheus.NewDesc("switchboard_queue_oversized_skips_total", "Due messages skipped because they exceed maxPayloadBytes.", nil, nil),
+	}
+}
 
 func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
-	ch <- queueEntriesDesc
-	ch <- queueBytesDesc
-	ch <- oldestDueDesc
-	ch <- oversizedDesc
+	ch <- c.entries
+	ch <- c.bytes
+	ch <- c.oldestDue
+	ch <- c.oversized
 }
 
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
@@ -114,10 +119,10 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	for _, d := range engine.DispatchStates() {
-		ch <- prometheus.MustNewConstMetric(queueEntriesDesc, prometheus.GaugeValue, float64(st.Dispatch[d]), string(d))
+		ch <- prometheus.MustNewConstMetric(c.entries, prometheus.GaugeValue, float64(st.Dispatch[d]), string(d))
 	}
-	ch <- prometheus.MustNewConstMetric(queueBytesDesc, prometheus.GaugeValue, float64(st.QueuedBytes), "queued")
-	ch <- prometheus.MustNewConstMetric(queueBytesDesc, prometheus.GaugeValue, float64(st.ClaimedBytes), "claimed")
-	ch <- prometheus.MustNewConstMetric(oldestDueDesc, prometheus.GaugeValue, st.OldestDueAge.Seconds())
-	ch <- prometheus.MustNewConstMetric(oversizedDesc, prometheus.CounterValue, float64(c.s.dispatcher.Figures().OversizedSkipsTotal))
+	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(st.QueuedBytes), "queued")
+	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(st.ClaimedBytes), "claimed")
+	ch <- prometheus.MustNewConstMetric(c.oldestDue, prometheus.GaugeValue, st.OldestDueAge.Seconds())
+	ch <- prometheus.MustNewConstMetric(c.oversized, prometheus.CounterValue, float64(c.s.dispatcher.Figures().OversizedSkipsTotal))
 }

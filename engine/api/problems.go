@@ -90,6 +90,3 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 		s.log.Debug("write problem", "err", err)
 	}
 }
-
-// statusOf is the HTTP status a code maps to.
-func statusOf(code string) int { return problems[code].status }

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// benchSample is one submitted message as the benchmark saw it.
+type benchSample struct {
+	// Index is the message's position in the run (0..N-1); it also names its Idempotency-Key.
+	Index   int
+	Channel string
+	// Start is when the request was due: the send time in a closed loop, the scheduled time in
+	// an open loop (so that a stalled server cannot hide its queueing delay).
+	Start time.Time
+	// Accept is the time from Start to the 202 (or to the refusal).
+	Accept time.Duration
+	// HTTPStatus is the submission's status code (0 when the request failed in transport).
+	HTTPStatus int
+	// ID is the accepted message's id ("" unless HTTPStatus is 202).
+	ID string
+	// Status is the message view's status at the final read ("" when not read).
+	Status string
+	// AcceptedAt and UpdatedAt come from the final read of the message view (server clock).
+	AcceptedAt, UpdatedAt time.Time
+}
+
+// final reports whether a status ends the message's journey for the benchmark: delivered,
+// failed and unknown always; submitted for email, which never hears back from SMTP.
+func finalStatus(channel, status string) bool {
+	switch status {
+	case "delivered", "failed", "unknown", "cancelled", "expired":
+		return true
+	case "submitted":
+		return channel == "email"
+	}
+	return false
+}
+
+// endToEnd is the accept-to-final latency of a sample read as final, from the server's clock.
+func (s benchSample) endToEnd() time.Duration { return s.UpdatedAt.Sub(s.AcceptedAt) }
+
+// percentileMs returns the p-th percentile (0 < p <= 100, nearest rank) of durations in
+// milliseconds, or 0 for no samples. It sorts ds in place.
+func percentileMs(ds []time.Duration, p float64) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	rank := int(math.Ceil(p / 100 * float64(len(ds))))
+	rank = min(max(rank, 1), len(ds))
+	return roundMs(ds[rank-1])
+}
+
+// roundMs converts a duration to milliseconds with three decimals.
+func roundMs(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
+}
+
+// perSecond is n over d, rounded to one decimal; 0 when d is not positive.
+func perSecond(n int, d time.Duration) float64 {
+	if d <= 0 {
+		return 0
+	}
+	return math.Round(float64(n)/d.Seconds()*10) / 10
+}
+
+// peakRSSBytes reads the process's peak resident set size (VmHWM in /proc/self/status), in
+// bytes; 0 where /proc is not available.
+func peakRSSBytes() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
+		if !ok {
+			continue
+		}
+		fields := strings.Fields(rest)
+		if len(fields) == 0 {
+			return 0
+		}
+		kb, err := strconv.ParseInt(fields[0], 10, 64)
+		if err != nil {
+			return 0
+		}
+		return kb << 10
+	}
+	return 0
+}
