@@ -91,7 +91,7 @@ func (m *metrics) handler(s *stack) http.Handler {
 
 // queueCollector reads the dispatch queue gauges from metadata at scrape time.
 type queueCollector struct {
-	s                                     *stack
+	s                                    *stack
 	entries, bytes, oldestDue, oversized *prometheus.Desc
 }
 
