@@ -155,6 +155,17 @@ func encodePayload(p *engine.Payload) ([]byte, error) {
 // their one write (the daily limit), and any other failure poisons the batch, which the writer
 // then rolls back and runs again with a savepoint per acceptance (see batch.fast).
 func (o *acceptOp) apply(b *batch) error {
+	if b.fast {
+		// Gathered; batch.flushAccepts writes them with multi-row statements.
+		for i := range o.items {
+			if o.items[i].err != nil {
+				o.results[i] = engine.AcceptResult{Err: o.items[i].err}
+				continue
+			}
+			b.pending = append(b.pending, pendingAccept{it: &o.items[i], res: &o.results[i]})
+		}
+		return nil
+	}
 	for i := range o.items {
 		it := &o.items[i]
 		if it.err != nil {

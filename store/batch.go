@@ -19,6 +19,8 @@ type batch struct {
 	// fast runs acceptances without a savepoint each (see acceptOp.apply); a batch whose fast
 	// run failed is run again with fast unset.
 	fast bool
+	// pending are the acceptances the fast path gathered and has not written yet.
+	pending []pendingAccept
 }
 
 // dailyKey is one access profile's UTC day.

@@ -198,8 +198,14 @@ func (s *Store) applyAll(b *batch, reqs []*request, errs []error) {
 			errs[i] = err // the caller stopped waiting before its turn: do nothing
 			continue
 		}
+		if _, accept := r.op.(*acceptOp); !accept {
+			// Gathered acceptances are written before any other operation, which then sees
+			// them as it would have one at a time.
+			_ = b.flushAccepts()
+		}
 		errs[i] = r.op.apply(b)
 	}
+	_ = b.flushAccepts()
 }
 
 // unit runs fn inside a savepoint of the batch: when fn fails, its writes and its audit

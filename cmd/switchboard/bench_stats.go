@@ -96,3 +96,51 @@ func peakRSSBytes() int64 {
 	}
 	return 0
 }
+
+// summarize turns the samples of a run, read back as final, into its result.
+func summarize(cfg benchConfig, samples []benchSample, start time.Time, duplicates int, rss int64) benchResult {
+	r := benchResult{
+		Channel: cfg.Channel, Callers: cfg.Callers, Concurrency: cfg.Concurrency, Rate: cfg.Rate,
+		GatewayLatencyMs: roundMs(cfg.GatewayLatency), Requested: cfg.Messages,
+		Duplicates: duplicates, PeakRSSBytes: rss,
+	}
+	accepts := make([]time.Duration, 0, len(samples))
+	ends := make([]time.Duration, 0, len(samples))
+	var lastAccept, lastFinal time.Time
+	for _, s := range samples {
+		if s.ID == "" {
+			r.Refused++
+			continue
+		}
+		r.Messages++
+		accepts = append(accepts, s.Accept)
+		if end := s.Start.Add(s.Accept); end.After(lastAccept) {
+			lastAccept = end
+		}
+		switch {
+		case !finalStatus(s.Channel, s.Status):
+			r.Lost++
+		case s.Status == "delivered" || s.Status == "submitted":
+			r.Delivered++
+			ends = append(ends, s.endToEnd())
+			if s.UpdatedAt.After(lastFinal) {
+				lastFinal = s.UpdatedAt
+			}
+		default:
+			r.Failed++
+		}
+	}
+	r.AcceptedPerSecond = perSecond(r.Messages, lastAccept.Sub(start))
+	r.DeliveredPerSecond = perSecond(r.Delivered, lastFinal.Sub(start))
+	r.AcceptP50Ms, r.AcceptP99Ms = percentileMs(accepts, 50), percentileMs(accepts, 99)
+	r.EndToEndP50Ms, r.EndToEndP99Ms = percentileMs(ends, 50), percentileMs(ends, 99)
+	last := lastAccept
+	if lastFinal.After(last) {
+		last = lastFinal
+	}
+	if last.After(start) {
+		r.DurationSeconds = math.Round(last.Sub(start).Seconds()*100) / 100
+	}
+	r.OK = r.Lost == 0 && r.Duplicates == 0 && r.Refused == 0 && r.Failed == 0
+	return r
+}

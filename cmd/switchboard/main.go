@@ -78,6 +78,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.adapterCommand(),
 		a.messagesCommand(), a.auditCommand(), a.retentionCommand(),
 		a.peerCommand(), a.inboxCommand(),
+		a.benchCommand(),
 	)
 	return root
 }

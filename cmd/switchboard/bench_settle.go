@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"switchboard/engine"
+)
+
+// benchPoll is how often the benchmark reads GET /v1/slo and the stand-ins' counters.
+const benchPoll = 100 * time.Millisecond
+
+// sloFigures is the part of GET /v1/slo the benchmark reads.
+type sloFigures struct {
+	Dispatch map[string]int64 `json:"dispatch"`
+}
+
+// dispatchFigures reads the dispatch counts through GET /v1/slo with the operator token, or
+// from the store when the package has no operator client.
+func (e *benchEnv) dispatchFigures(ctx context.Context) (map[string]int64, error) {
+	if e.operator == "" {
+		st, err := e.stack.store.Stats(ctx, time.Now())
+		if err != nil {
+			return nil, fmt.Errorf("read the queue figures: %w", err)
+		}
+		out := map[string]int64{}
+		for k, v := range st.Dispatch {
+			out[string(k)] = v
+		}
+		return out, nil
+	}
+	var slo sloFigures
+	code, err := e.getJSON(ctx, "/v1/slo", e.operator, &slo)
+	if err != nil {
+		return nil, fmt.Errorf("GET /v1/slo: %w", err)
+	}
+	if code != http.StatusOK {
+		return nil, fmt.Errorf("GET /v1/slo: status %d", code)
+	}
+	return slo.Dispatch, nil
+}
+
+// settled reports whether the queue is empty and every message a mock gateway took has had its
+// receipt posted (or given up): past this point only the final read is left.
+func (e *benchEnv) settled(dispatch map[string]int64) bool {
+	if dispatch[string(engine.DispatchQueued)]+dispatch[string(engine.DispatchSending)] > 0 {
+		return false
+	}
+	for _, gw := range e.gateways {
+		s := gw.Stats()
+		if s.ReceiptsPosted+s.ReceiptsFailed < s.Unique {
+			return false
+		}
+	}
+	return true
+}
+
+// waitSettled polls until the load is over and settled, or until timeout after the load
+// ended; it calls onPoll with the number of accepted messages no longer queued or sending, and
+// returns the deadline it used (the load's end plus timeout).
+func (e *benchEnv) waitSettled(ctx context.Context, loadDone <-chan struct{}, accepted *atomic.Int64, timeout time.Duration, onPoll func(done int64)) (time.Time, error) {
+	tick := time.NewTicker(benchPoll)
+	defer tick.Stop()
+	var deadline time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return deadline, ctx.Err()
+		case <-loadDone:
+			deadline, loadDone = time.Now().Add(timeout), nil
+		case <-tick.C:
+			d, err := e.dispatchFigures(ctx)
+			if err != nil {
+				return deadline, err
+			}
+			n := accepted.Load()
+			onPoll(max(0, n-d[string(engine.DispatchQueued)]-d[string(engine.DispatchSending)]))
+			if !deadline.IsZero() && (e.settled(d) || time.Now().After(deadline)) {
+				return deadline, nil
+			}
+		}
+	}
+}
+
+// messageView is the part of the message view the benchmark reads.
+type messageView struct {
+	Status     string    `json:"status"`
+	AcceptedAt time.Time `json:"acceptedAt"`
+	UpdatedAt  time.Time `json:"updatedAt"`
+}
+
+// readFinal reads every accepted message once; messages not yet final are read again every
+// poll until the deadline. It fills Status, AcceptedAt and UpdatedAt.
+func (e *benchEnv) readFinal(ctx context.Context, samples []benchSample, readers int, deadline time.Time) error {
+	pending := make([]int, 0, len(samples))
+	for i, s := range samples {
+		if s.ID != "" {
+			pending = append(pending, i)
+		}
+	}
+	for {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range readers {
+			wg.Go(func() {
+				for {
+					k := int(next.Add(1) - 1)
+					if k >= len(pending) {
+						return
+					}
+					s := &samples[pending[k]]
+					var v messageView
+					code, err := e.getJSON(ctx, "/v1/messages/"+s.ID, e.sender, &v)
+					if err == nil && code != http.StatusOK {
+						err = fmt.Errorf("status %d", code)
+					}
+					if err != nil {
+						continue // read again in the next round, until the deadline
+					}
+					s.Status, s.AcceptedAt, s.UpdatedAt = v.Status, v.AcceptedAt, v.UpdatedAt
+				}
+			})
+		}
+		wg.Wait()
+		if ctx.Err() != nil {
+			return fmt.Errorf("final read: %w", ctx.Err())
+		}
+		still := pending[:0]
+		for _, i := range pending {
+			if !finalStatus(samples[i].Channel, samples[i].Status) {
+				still = append(still, i)
+			}
+		}
+		pending = still
+		if len(pending) == 0 || time.Now().After(deadline) {
+			return nil
+		}
+		if !sleepUntil(ctx, time.Now().Add(benchPoll)) {
+			return ctx.Err()
+		}
+	}
+}
+
+// duplicates counts the references a stand-in took more than once: the mock gateways, the
+// SMTP sink (per Message-ID) and the companion peer's inbox (per message id).
+func (e *benchEnv) duplicates(ctx context.Context) (int, error) {
+	n := 0
+	for _, gw := range e.gateways {
+		n += gw.Stats().Duplicates
+	}
+	if e.sink != nil {
+		n += e.sink.sink.Stats().Duplicates
+	}
+	if e.companion != nil {
+		seen := map[string]int{}
+		after := ""
+		for {
+			entries, cursor, err := e.companion.store.ListInbox(ctx, after, 1000)
+			if err != nil {
+				return n, fmt.Errorf("read the companion's inbox: %w", err)
+			}
+			for _, en := range entries {
+				seen[en.MessageID]++
+				if seen[en.MessageID] == 2 {
+					n++
+				}
+			}
+			if len(entries) == 0 || cursor == "" || cursor == after {
+				break
+			}
+			after = cursor
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// benchResult is the outcome of a run; its JSON form is SPEC section 10's object, with a few
+// members more that say what was run.
+type benchResult struct {
+	OK                 bool    `json:"ok"`
+	Channel            string  `json:"channel"`
+	Callers            int     `json:"callers"`
+	Concurrency        int     `json:"concurrency"`
+	GatewayLatencyMs   float64 `json:"gatewayLatencyMs"`
+	Rate               float64 `json:"rate"`
+	Requested          int     `json:"requested"`
+	Messages           int     `json:"messages"`
+	Refused            int     `json:"refused"`
+	Delivered          int     `json:"delivered"`
+	Failed             int     `json:"failed"`
+	AcceptedPerSecond  float64 `json:"acceptedPerSecond"`
+	DeliveredPerSecond float64 `json:"deliveredPerSecond"`
+	AcceptP50Ms        float64 `json:"acceptP50Ms"`
+	AcceptP99Ms        float64 `json:"acceptP99Ms"`
+	EndToEndP50Ms      float64 `json:"endToEndP50Ms"`
+	EndToEndP99Ms      float64 `json:"endToEndP99Ms"`
+	PeakRSSBytes       int64   `json:"peakRssBytes"`
+	Lost               int     `json:"lost"`
+	Duplicates         int     `json:"duplicates"`
+	DurationSeconds    float64 `json:"durationSeconds"`
+}
+
+func (a *app) benchCommand() *cobra.Command {
+	cfg := benchConfig{}
+	cmd := &cobra.Command{
+		Use:   "bench [--messages N] [--callers C] [--channel sms|email|peer|mixed] [--gateway-latency D] [--rate R]",
+		Short: "Measure a whole stack on loopback: accept and end-to-end throughput, latency, memory",
+		Long: "bench copies the package into a temporary folder, starts the dev stand-ins (mock SMS gateway\n" +
+			"posting signed receipts, SMTP sink, companion peer) and the stack on loopback with SQLite,\n" +
+			"submits messages through the HTTP API with real tokens from concurrent callers, waits until\n" +
+			"every accepted message is final, and prints the figures of SPEC section 10.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cfg.validate(); err != nil {
+				return err
+			}
+			return a.bench(cmd.Context(), cfg)
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&cfg.Messages, "messages", 10000, "messages to submit")
+	f.IntVar(&cfg.Callers, "callers", 32, "concurrent API callers")
+	f.StringVar(&cfg.Channel, "channel", "sms", "sms, email, peer, or mixed (round robin over the three)")
+	f.DurationVar(&cfg.GatewayLatency, "gateway-latency", 0, "how long the mock SMS gateway takes to answer")
+	f.DurationVar(&cfg.ReceiptDelay, "receipt-delay", 0, "how long after accepting the mock gateway posts the signed receipt")
+	f.Float64Var(&cfg.Rate, "rate", 0, "submissions per second over all callers (open loop); 0 for a closed loop")
+	f.IntVar(&cfg.Concurrency, "concurrency", 64, "dispatch.concurrency: dispatcher workers")
+	f.StringVar(&cfg.Package, "package", "examples/quickstart", "the package to benchmark (copied, never written)")
+	f.StringVar(&cfg.Out, "out", "", "folder for the raw samples (samples.csv) and a chart (latency.png)")
+	f.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "how long to wait, after the last submission, for every message to become final")
+	return cmd
+}
+
+// validate refuses flag values the run cannot honour (exit 2).
+func (c benchConfig) validate() error {
+	switch {
+	case c.Messages < 1:
+		return usageError(fmt.Errorf("--messages must be at least 1"))
+	case c.Callers < 1:
+		return usageError(fmt.Errorf("--callers must be at least 1"))
+	case c.Channel != "sms" && c.Channel != "email" && c.Channel != "peer" && c.Channel != "mixed":
+		return usageError(fmt.Errorf("--channel must be sms, email, peer or mixed"))
+	case c.GatewayLatency < 0 || c.ReceiptDelay < 0:
+		return usageError(fmt.Errorf("--gateway-latency and --receipt-delay must not be negative"))
+	case c.Rate < 0:
+		return usageError(fmt.Errorf("--rate must not be negative"))
+	case c.Concurrency < 1:
+		return usageError(fmt.Errorf("--concurrency must be at least 1"))
+	case c.Timeout <= 0:
+		return usageError(fmt.Errorf("--timeout must be positive"))
+	}
+	return nil
+}
+
+// bench runs one measurement and prints it. A run that lost or duplicated a message, or had a
+// submission refused, still prints its figures, then exits 1.
+func (a *app) bench(ctx context.Context, cfg benchConfig) error {
+	getenv := func(k string) string {
+		if v := a.getenv(k); v != "" || k != "SWITCHBOARD_LOG" {
+			return v
+		}
+		return "warn" // the stack's info logs would drown the figures
+	}
+	log := newLogger(a.stderr, getenv)
+	e, err := startBench(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer e.close()
+	companion := ""
+	if e.companion != nil {
+		companion = e.companion.id
+	}
+	bodies, err := benchBodies(e.stack.pkg, companion, benchChannels(cfg.Channel))
+	if err != nil {
+		return err
+	}
+	bar := &progress{}
+	if f, ok := a.stderr.(*os.File); ok && !a.json() && term.IsTerminal(int(f.Fd())) {
+		bar = a.newProgress("dispatched", int64(cfg.Messages))
+	}
+	var accepted atomic.Int64
+	loadDone := make(chan struct{})
+	var samples []benchSample
+	var start time.Time
+	go func() {
+		defer close(loadDone)
+		samples, start = e.load(ctx, cfg, bodies, &accepted)
+	}()
+	deadline, err := e.waitSettled(ctx, loadDone, &accepted, cfg.Timeout,
+		func(n int64) { bar.set(n, int64(cfg.Messages)) })
+	bar.finish()
+	<-loadDone
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	if err := e.readFinal(ctx, samples, min(cfg.Callers, 16), deadline); err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	dups, err := e.duplicates(ctx)
+	if err != nil {
+		return fmt.Errorf("bench: %w", err)
+	}
+	r := summarize(cfg, samples, start, dups, peakRSSBytes())
+	if cfg.Out != "" {
+		if err := writeBenchOut(cfg.Out, samples, start); err != nil {
+			return environment("bench.unwritable", cfg.Out, err)
+		}
+	}
+	if a.json() {
+		if err := a.printJSON(r); err != nil {
+			return err
+		}
+	} else {
+		a.printBench(r)
+	}
+	if !r.OK {
+		return refused("bench.incomplete", "-", fmt.Sprintf("%d lost, %d duplicated, %d refused, %d failed", r.Lost, r.Duplicates, r.Refused, r.Failed))
+	}
+	return nil
+}
+
+// printBench writes the human table.
+func (a *app) printBench(r benchResult) {
+	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "scenario\t%d %s message(s), %d caller(s), gateway latency %gms, concurrency %d\n",
+		r.Requested, r.Channel, r.Callers, r.GatewayLatencyMs, r.Concurrency)
+	fmt.Fprintf(w, "accepted\t%d (%d refused) at %.1f/s\n", r.Messages, r.Refused, r.AcceptedPerSecond)
+	fmt.Fprintf(w, "final\t%d delivered, %d failed, %d lost; delivered end to end at %.1f/s\n",
+		r.Delivered, r.Failed, r.Lost, r.DeliveredPerSecond)
+	fmt.Fprintf(w, "accept latency\tp50 %.1f ms, p99 %.1f ms\n", r.AcceptP50Ms, r.AcceptP99Ms)
+	fmt.Fprintf(w, "end to end\tp50 %.1f ms, p99 %.1f ms\n", r.EndToEndP50Ms, r.EndToEndP99Ms)
+	fmt.Fprintf(w, "peak RSS\t%.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(w, "duplicates\t%d\n", r.Duplicates)
+	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
+	_ = w.Flush()
+}

@@ -1,0 +1,248 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"switchboard/engine"
+)
+
+// Multi-row acceptance: the writer's fast path. Each acceptance costs several statements, and
+// each statement is a cgo call after which the writer goroutine must win a scheduler slot again
+// among every HTTP goroutine; under load that wait, not SQLite, bounded the accept rate. On the
+// fast path the acceptances of a batch are gathered and written with one multi-row statement per
+// table (chunked into a few fixed row counts so that the statements stay prepared). Any failure
+// poisons the batch, which the writer then runs again one acceptance at a time with savepoints.
+
+// pendingAccept is one acceptance gathered by the fast path, with where its answer goes.
+type pendingAccept struct {
+	it  *acceptItem
+	res *engine.AcceptResult
+}
+
+// splitRows cuts n rows into chunks of the row counts multi-row statements are prepared for
+// (64, 16, 4 and 1), largest first.
+func splitRows(n int) []int {
+	var out []int
+	for _, c := range [...]int{64, 16, 4, 1} {
+		for n >= c {
+			out = append(out, c)
+			n -= c
+		}
+	}
+	return out
+}
+
+// multiRow builds `head VALUES (?, …), … tail` for rows rows of cols columns.
+func multiRow(head string, cols, rows int, tail string) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
+	return head + " VALUES " + strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ") + " " + tail
+}
+
+const (
+	idemInsertHead = `INSERT INTO idempotency (issuer, subject, key, request_hash, response, message_id, created_at, expires_at)`
+	idemInsertTail = `ON CONFLICT (issuer, subject, key) DO NOTHING RETURNING issuer, subject, key`
+	msgInsertHead  = `INSERT INTO messages (id, dispatch, report, reported_at, channel,
+			sender_profile, provider, provider_ref, recipient_kind, template_id, template_version,
+			locale, correlation_id, access_profile, caller, accepted_at, not_before, expires_at,
+			updated_at, next_attempt_at, generation, attempt, provider_attempts, fallback_index,
+			payload_bytes, final_at, dispatch_code, idempotency_key, last_outcome_class)`
+	msgInsertTail     = `RETURNING id, seq`
+	payloadInsertHead = `INSERT INTO payloads (message_seq, body)`
+	auditInsertHead   = `INSERT INTO audit (writer, seq, at, event, actor, message_id, outcome, prev_mac, mac)`
+)
+
+// idemKey identifies an idempotency record.
+type idemKey struct{ issuer, subject, key string }
+
+// flushAccepts writes every gathered acceptance. On failure it poisons the batch.
+func (b *batch) flushAccepts() error {
+	pend := b.pending
+	b.pending = nil
+	if len(pend) == 0 || b.poison != nil {
+		return b.poison
+	}
+	if err := b.writeAccepts(pend); err != nil {
+		b.s.log.Debug("store: fast accept path failed; the batch runs again with savepoints", "err", err)
+		b.poison = errSlowPath
+		return b.poison
+	}
+	return nil
+}
+
+func (b *batch) writeAccepts(pend []pendingAccept) error {
+	inserted, err := b.insertIdempotency(pend)
+	if err != nil {
+		return err
+	}
+	fresh := make([]pendingAccept, 0, len(pend))
+	claimed := map[idemKey]bool{}
+	for _, p := range pend {
+		it := p.it
+		k := idemKey{it.idem.Issuer, it.idem.Subject, it.idem.Key}
+		if it.idem.Key != "" && (!inserted[k] || claimed[k]) {
+			res, err := b.resolveKey(it)
+			if err != nil && !cleanAcceptRefusal(err) {
+				return err
+			}
+			if err != nil {
+				res = engine.AcceptResult{Err: err}
+			}
+			*p.res = res
+			continue
+		}
+		claimed[k] = true
+		count, err := b.dailyCount(it.daily)
+		if err != nil {
+			return err
+		}
+		if it.limit > 0 && count >= int64(it.limit) {
+			if it.idem.Key != "" {
+				if err := b.execCached(b.s.q.accept.idemDelete, it.idem.Issuer, it.idem.Subject, it.idem.Key); err != nil {
+					return fmt.Errorf("store: accept %s: undo idempotency record: %w", it.id, err)
+				}
+				delete(claimed, k)
+			}
+			*p.res = engine.AcceptResult{Err: engine.ErrQuotaExceeded}
+			continue
+		}
+		b.countDaily(it.daily)
+		fresh = append(fresh, p)
+	}
+	if err := b.insertMessagesAndPayloads(fresh); err != nil {
+		return err
+	}
+	if err := b.auditMany(fresh); err != nil {
+		return err
+	}
+	for _, p := range fresh {
+		*p.res = engine.AcceptResult{Response: p.it.idem.Response, MessageID: p.it.id}
+	}
+	return nil
+}
+
+// insertIdempotency inserts the records of every acceptance with a key; a key already spent
+// (before this batch, or by an earlier acceptance of it) is left alone and not returned.
+func (b *batch) insertIdempotency(pend []pendingAccept) (map[idemKey]bool, error) {
+	var rows [][]any
+	for _, p := range pend {
+		it := p.it
+		if it.idem.Key != "" {
+			rows = append(rows, []any{it.idem.Issuer, it.idem.Subject, it.idem.Key, it.idem.RequestHash,
+				it.idem.Response, it.id, ms(it.acceptedAt), ms(it.idem.ExpiresAt)})
+		}
+	}
+	inserted := map[idemKey]bool{}
+	err := b.insertChunks(idemInsertHead, 8, idemInsertTail, rows, func(scan func(...any) error) error {
+		var k idemKey
+		if err := scan(&k.issuer, &k.subject, &k.key); err != nil {
+			return err
+		}
+		inserted[k] = true
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: accept: idempotency records: %w", err)
+	}
+	return inserted, nil
+}
+
+// insertMessagesAndPayloads inserts the message rows, then their payloads keyed by row id.
+func (b *batch) insertMessagesAndPayloads(fresh []pendingAccept) error {
+	if len(fresh) == 0 {
+		return nil
+	}
+	rows := make([][]any, len(fresh))
+	for i, p := range fresh {
+		rows[i] = p.it.message
+	}
+	seqs := make(map[string]int64, len(fresh))
+	err := b.insertChunks(msgInsertHead, 29, msgInsertTail, rows, func(scan func(...any) error) error {
+		var id string
+		var seq int64
+		if err := scan(&id, &seq); err != nil {
+			return err
+		}
+		seqs[id] = seq
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("store: accept: messages: %w", err)
+	}
+	payloads := make([][]any, len(fresh))
+	for i, p := range fresh {
+		seq, ok := seqs[p.it.id]
+		if !ok {
+			return fmt.Errorf("store: accept %s: no row id returned", p.it.id)
+		}
+		payloads[i] = []any{seq, p.it.payload}
+	}
+	if err := b.insertChunks(payloadInsertHead, 2, "", payloads, nil); err != nil {
+		return fmt.Errorf("store: accept: payloads: %w", err)
+	}
+	return nil
+}
+
+// auditMany chains one record per acceptance, in order, and inserts them.
+func (b *batch) auditMany(fresh []pendingAccept) error {
+	rows := make([][]any, 0, len(fresh))
+	chain := b.chain
+	for _, p := range fresh {
+		e := p.it.audit
+		r := auditRecord{writer: b.s.writerID, seq: chain.seq + 1, at: ms(e.At), event: e.Event,
+			actor: e.Actor, messageID: e.MessageID, outcome: e.Outcome}
+		prev := chain.mac
+		if prev == nil {
+			prev = []byte{}
+		}
+		mac := recordMAC(b.s.mac, prev, &r)
+		rows = append(rows, []any{r.writer, r.seq, r.at, r.event, r.actor, r.messageID, r.outcome, prev, mac})
+		chain = chainState{seq: r.seq, mac: mac}
+	}
+	if err := b.insertChunks(auditInsertHead, 9, "", rows, nil); err != nil {
+		return fmt.Errorf("store: accept: audit records: %w", err)
+	}
+	b.chain = chain
+	return nil
+}
+
+// insertChunks runs a multi-row insert over rows in prepared chunk sizes. With a RETURNING
+// tail, each returned row is handed to each.
+func (b *batch) insertChunks(head string, cols int, tail string, rows [][]any, each func(scan func(...any) error) error) error {
+	at := 0
+	for _, n := range splitRows(len(rows)) {
+		query := multiRow(head, cols, n, tail)
+		args := make([]any, 0, n*cols)
+		for _, r := range rows[at : at+n] {
+			args = append(args, r...)
+		}
+		at += n
+		st, err := b.s.stmt(b.ctx, query)
+		if err != nil {
+			return err
+		}
+		if each == nil {
+			if _, err := st.ExecContext(b.ctx, args...); err != nil {
+				return err
+			}
+			continue
+		}
+		rs, err := st.QueryContext(b.ctx, args...)
+		if err != nil {
+			return err
+		}
+		for rs.Next() {
+			if err := each(rs.Scan); err != nil {
+				rs.Close()
+				return err
+			}
+		}
+		if err := rs.Close(); err != nil {
+			return err
+		}
+		if err := rs.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
