@@ -30,6 +30,10 @@ type InboxEntry struct {
 	Payload    []byte
 	// Response is the acknowledgement to send and to cache: {"accepted": true, "inboxId": "…"}.
 	Response []byte
+	// Respond, with an empty ID, asks the store to assign the inbox id itself, in commit order
+	// (so that a reader paging by id never skips an entry committed after a newer one was
+	// read), and to build Response from it.
+	Respond func(inboxID string) []byte
 }
 
 // InboxResult says what PutInbox did.

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"github.com/google/uuid"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -61,7 +63,9 @@ func (s *Store) PutInbox(ctx context.Context, entry engine.InboxEntry) (engine.I
 // checkInboxEntry refuses an entry the inbox cannot keep or page.
 func checkInboxEntry(e *engine.InboxEntry) error {
 	switch {
-	case !isInboxID(e.ID):
+	case e.ID == "" && e.Respond == nil:
+		return errors.New("store: put inbox entry: no id and no way to build the acknowledgement")
+	case e.ID != "" && !isInboxID(e.ID):
 		return fmt.Errorf("store: put inbox entry: id %q is not a canonical UUIDv7", e.ID)
 	case e.From == "":
 		return errors.New("store: put inbox entry: the sender peer id is empty")
@@ -97,6 +101,20 @@ func (o *inboxOp) apply(b *batch) error {
 // put writes the idempotency record and the entry, or resolves a duplicate.
 func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 	e := &o.entry
+	if e.ID == "" {
+		// The writer applies operations in commit order, and UUIDv7s drawn in one process
+		// increase: ids drawn here sort as the entries commit.
+		id, err := uuid.NewV7()
+		if err != nil {
+			return engine.InboxResult{}, fmt.Errorf("store: put inbox entry: new id: %w", err)
+		}
+		e.ID = id.String()
+		e.Response = e.Respond(e.ID)
+		o.cached = nil
+		if len(e.Response) <= MaxCachedResponse {
+			o.cached = e.Response
+		}
+	}
 	n, err := b.execN(o.q.idemInsert, e.From, e.Protocol, e.MessageID, o.cached, e.ID, ms(e.ReceivedAt))
 	if err != nil {
 		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: idempotency record: %w", e.ID, err)

@@ -51,6 +51,29 @@ type benchEnv struct {
 	operator  string // operator token ("" when the package has no operator client)
 }
 
+// standInLog is the stand-ins' logger: errors only, since a refused receipt is counted in the
+// result rather than logged once per message (SWITCHBOARD_LOG=debug shows everything).
+func standInLog(log *slog.Logger, debug bool) *slog.Logger {
+	if debug {
+		return log
+	}
+	return slog.New(errorsOnly{log.Handler()})
+}
+
+// errorsOnly passes records of level error and above to its handler.
+type errorsOnly struct{ slog.Handler }
+
+// Enabled reports whether a record of this level passes.
+func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelError && h.Handler.Enabled(ctx, l)
+}
+
+// WithAttrs keeps the filter on the derived handler.
+func (h errorsOnly) WithAttrs(as []slog.Attr) slog.Handler { return errorsOnly{h.Handler.WithAttrs(as)} }
+
+// WithGroup keeps the filter on the derived handler.
+func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.Handler.WithGroup(name)} }
+
 // startBench builds and starts the stack for a run. The caller must close the result.
 func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchEnv, error) {
 	tmp, err := os.MkdirTemp("", "switchboard-bench-")
@@ -86,7 +109,7 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 			gw := mockgw.New(mockgw.Options{
 				Latency: cfg.GatewayLatency, ReceiptDelay: cfg.ReceiptDelay, ReceiptWorkers: 16,
 				CallbackURL: e.apiURL + "/v1/provider-callbacks/" + p.ID, CallbackSecret: layout.callbackSecret,
-				Logger: log.With("component", "mock-gateway", "provider", p.ID),
+				Logger: standInLog(log, log.Enabled(ctx, slog.LevelDebug)).With("component", "mock-gateway", "provider", p.ID),
 			})
 			e.gateways = append(e.gateways, gw)
 			gwURL, err := gw.Start("127.0.0.1:0")

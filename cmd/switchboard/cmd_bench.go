@@ -35,6 +35,7 @@ type benchResult struct {
 	PeakRSSBytes       int64   `json:"peakRssBytes"`
 	Lost               int     `json:"lost"`
 	Duplicates         int     `json:"duplicates"`
+	ReceiptsFailed     int     `json:"receiptsFailed"`
 	DurationSeconds    float64 `json:"durationSeconds"`
 }
 
@@ -140,6 +141,7 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 		return fmt.Errorf("bench: %w", err)
 	}
 	r := summarize(cfg, samples, start, dups, peakRSSBytes())
+	r.ReceiptsFailed = e.receiptsFailed()
 	if cfg.Out != "" {
 		if err := writeBenchOut(cfg.Out, samples, start); err != nil {
 			return environment("bench.unwritable", cfg.Out, err)
@@ -170,6 +172,7 @@ func (a *app) printBench(r benchResult) {
 	fmt.Fprintf(w, "end to end\tp50 %.1f ms, p99 %.1f ms\n", r.EndToEndP50Ms, r.EndToEndP99Ms)
 	fmt.Fprintf(w, "peak RSS\t%.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(w, "duplicates\t%d\n", r.Duplicates)
+	fmt.Fprintf(w, "receipts failed\t%d (the mock gateway gave up posting them)\n", r.ReceiptsFailed)
 	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
 	_ = w.Flush()
 }

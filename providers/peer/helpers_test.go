@@ -1,6 +1,8 @@
 package peer
 
 import (
+	"github.com/google/uuid"
+
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -77,6 +79,15 @@ func (m *memInbox) PutInbox(ctx context.Context, e engine.InboxEntry) (engine.In
 			res.Response = append([]byte(nil), first.Response...)
 		}
 		return res, nil
+	}
+	if e.ID == "" {
+		// As the store does: the inbox assigns the id, in the order entries are kept.
+		id, err := uuid.NewV7()
+		if err != nil {
+			return engine.InboxResult{}, err
+		}
+		e.ID = id.String()
+		e.Response = e.Respond(e.ID)
 	}
 	e.Payload = append([]byte(nil), e.Payload...)
 	if m.dropPayloads {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/libp2p/go-libp2p/core/network"
 
 	"switchboard/engine"
@@ -65,24 +64,26 @@ func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
-	id, err := uuid.NewV7()
-	if err != nil {
-		return nil, fmt.Errorf("new inbox id: %w", err)
-	}
-	response, err := acknowledgement(id.String())
-	if err != nil {
-		return nil, err
-	}
+	var ackErr error
 	res, err := p.cfg.Inbox.PutInbox(ctx, engine.InboxEntry{
-		ID:         id.String(),
 		From:       s.Conn().RemotePeer().String(),
 		Protocol:   p.cfg.Protocol,
 		MessageID:  env.MessageID,
 		TsMs:       env.TsMs,
 		ReceivedAt: p.cfg.Clock.Now(),
 		Payload:    env.Payload,
-		Response:   response,
+		// The store draws the inbox id in commit order and builds the answer from it.
+		Respond: func(inboxID string) []byte {
+			b, err := acknowledgement(inboxID)
+			if err != nil {
+				ackErr = err
+			}
+			return b
+		},
 	})
+	if err == nil && ackErr != nil {
+		err = ackErr
+	}
 	if err != nil {
 		p.cfg.Logger.Warn("inbox refused an envelope", "provider", p.cfg.ID, "error", err)
 		return nil, fmt.Errorf("store envelope: %w", err)
@@ -93,7 +94,7 @@ func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error
 	case res.Duplicate:
 		return []byte(ResponseGone), nil
 	}
-	return response, nil
+	return nil, fmt.Errorf("the inbox kept the envelope without an answer")
 }
 
 // acknowledgement is the answer to a newly stored envelope: {"accepted":true,"inboxId":"…"}.
