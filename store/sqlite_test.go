@@ -119,8 +119,17 @@ func TestMigrateIsIdempotentAndRecorded(t *testing.T) {
 	if err := raw.Select(&rows, `SELECT version, applied_at FROM schema_migrations ORDER BY version`); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 || rows[0].Version != 1 || rows[0].AppliedAt != storetest.Epoch().UnixMilli() {
-		t.Fatalf("schema_migrations = %+v, want version 1 applied once at the clock's time", rows)
+	files, err := filepath.Glob(filepath.Join("migrations", "sqlite", "*.sql"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no embedded migrations found: %v", err)
+	}
+	if len(rows) != len(files) {
+		t.Fatalf("schema_migrations = %+v, want each of the %d migrations once", rows, len(files))
+	}
+	for i, r := range rows {
+		if r.Version != i+1 || r.AppliedAt != storetest.Epoch().UnixMilli() {
+			t.Fatalf("schema_migrations = %+v, want versions 1..%d applied once at the clock's time", rows, len(files))
+		}
 	}
 	var mode string
 	if err := raw.Get(&mode, `PRAGMA journal_mode`); err != nil || mode != "wal" {

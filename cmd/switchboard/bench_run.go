@@ -69,7 +69,9 @@ func (h errorsOnly) Enabled(ctx context.Context, l slog.Level) bool {
 }
 
 // WithAttrs keeps the filter on the derived handler.
-func (h errorsOnly) WithAttrs(as []slog.Attr) slog.Handler { return errorsOnly{h.Handler.WithAttrs(as)} }
+func (h errorsOnly) WithAttrs(as []slog.Attr) slog.Handler {
+	return errorsOnly{h.Handler.WithAttrs(as)}
+}
 
 // WithGroup keeps the filter on the derived handler.
 func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.Handler.WithGroup(name)} }

@@ -48,7 +48,12 @@ func (a *app) benchCommand() *cobra.Command {
 			"posting signed receipts, SMTP sink, companion peer) and the stack on loopback with SQLite,\n" +
 			"submits messages through the HTTP API with real tokens from concurrent callers, waits until\n" +
 			"every accepted message is final, and prints the figures of SPEC section 10.",
-		Args: cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError(fmt.Errorf("bench takes no arguments"))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := cfg.validate(); err != nil {
 				return err

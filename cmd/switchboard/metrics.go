@@ -44,8 +44,8 @@ func newMetrics() *metrics {
 			Help: "Adapter script failures by provider and failure class."}, []string{"provider", "class"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_limit_refusals_total",
 			Help: "Requests refused by a rate limit or a daily quota."}, []string{"code"}),
-		retention: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_retention_runs_total",
-			Help: "Retention sweeps by result."}, []string{"result"}),
+		retention: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_retention_erased_total",
+			Help: "Records erased by retention sweeps, by kind (payloads, records, submission receipts, …)."}, []string{"kind"}),
 	}
 	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.retention,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -78,6 +78,11 @@ func (m *metrics) observeProvider(provider, event, class string) {
 		return
 	}
 	m.scripts.WithLabelValues(provider, class).Inc()
+}
+
+// observeErasure counts what one retention batch erased.
+func (m *metrics) observeErasure(kind engine.EraseKind, erased int) {
+	m.retention.WithLabelValues(string(kind)).Add(float64(erased))
 }
 
 // handler serves /metrics, with the queue gauges read from the store at scrape time.

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestBenchReportsSection10 runs the real binary on a short closed-loop SMS run: every member
+// of SPEC section 10 is present and sane, nothing is lost or duplicated, and --out writes one
+// CSV row per submission.
+func TestBenchReportsSection10(t *testing.T) {
+	t.Parallel()
+	pkg := quickstartCopy(t)
+	out := filepath.Join(t.TempDir(), "run")
+	stdout, stderr, code := cli(t, "bench", "--messages", "200", "--callers", "8", "--package", pkg,
+		"--out", out, "-o", "json")
+	if code != 0 {
+		t.Fatalf("bench: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	var raw map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), &raw); err != nil {
+		t.Fatalf("bench -o json printed %q: %v", stdout, err)
+	}
+	for _, member := range []string{"acceptedPerSecond", "deliveredPerSecond", "acceptP50Ms", "acceptP99Ms",
+		"endToEndP50Ms", "endToEndP99Ms", "peakRssBytes", "messages", "lost", "duplicates"} {
+		if _, ok := raw[member].(float64); !ok {
+			t.Errorf("member %s is %v (%T), want a number", member, raw[member], raw[member])
+		}
+	}
+	var r benchResult
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Messages != 200 || r.Lost != 0 || r.Duplicates != 0 || r.Delivered != 200 || !r.OK {
+		t.Fatalf("messages %d, delivered %d, lost %d, duplicates %d, ok %v; want 200, 200, 0, 0, true",
+			r.Messages, r.Delivered, r.Lost, r.Duplicates, r.OK)
+	}
+	if r.AcceptedPerSecond <= 0 || r.DeliveredPerSecond <= 0 || r.PeakRSSBytes <= 0 {
+		t.Fatalf("throughput or RSS not measured: %+v", r)
+	}
+	if r.AcceptP50Ms <= 0 || r.AcceptP99Ms < r.AcceptP50Ms || r.EndToEndP99Ms < r.EndToEndP50Ms {
+		t.Fatalf("percentiles out of order: %+v", r)
+	}
+
+	f, err := os.Open(filepath.Join(out, "samples.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 201 || rows[0][0] != "index" {
+		t.Fatalf("samples.csv has %d rows (header %v), want a header and 200 rows", len(rows), rows[0])
+	}
+	for _, row := range rows[1:] {
+		if row[4] != "202" || row[6] != "delivered" || row[7] == "" {
+			t.Fatalf("sample row %v: want 202, delivered and an end-to-end latency", row)
+		}
+	}
+}
+
+// TestBenchMixedChannelsHumanOutput sends on every channel (SMS gateway, SMTP sink, companion
+// peer) and checks the human table.
+func TestBenchMixedChannelsHumanOutput(t *testing.T) {
+	t.Parallel()
+	stdout, stderr, code := cli(t, "bench", "--messages", "30", "--callers", "3", "--channel", "mixed",
+		"--package", quickstartCopy(t))
+	if code != 0 {
+		t.Fatalf("bench: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	for _, want := range []string{"30 mixed message(s)", "accepted", "30 delivered, 0 failed, 0 lost",
+		"accept latency", "end to end", "peak RSS"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^duplicates +0$`).MatchString(stdout) {
+		t.Errorf("output lacks a duplicates line of 0:\n%s", stdout)
+	}
+}
+
+// TestBenchRefusesBadFlags checks the usage errors (exit 2).
+func TestBenchRefusesBadFlags(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"bench", "--messages", "0"}, {"bench", "--callers", "0"}, {"bench", "--channel", "fax"},
+		{"bench", "--rate", "-1"}, {"bench", "extra"},
+	} {
+		if _, stderr, code := cli(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)
+		}
+	}
+	if _, _, code := cli(t, "bench", "--package", filepath.Join(t.TempDir(), "missing")); code != 3 {
+		t.Errorf("missing package: exit %d, want 3", code)
+	}
+}
