@@ -24,9 +24,13 @@ lint:
 	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	staticcheck ./...
 
-## bench: the Go benchmarks of the hot paths.
-bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2s ./...
+## bench: the standard scenarios of `switchboard bench` (SPEC section 10), then the Go
+## benchmarks of the hot paths.
+bench: build
+	./$(BIN) bench --messages 50000 --callers 64 -o json
+	./$(BIN) bench --messages 600 --callers 32 --gateway-latency 200ms -o json
+	./$(BIN) bench --messages 3000 --callers 32 --channel mixed -o json
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./...
 
 clean:
 	rm -rf bin

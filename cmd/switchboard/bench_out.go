@@ -42,5 +42,5 @@ func writeBenchOut(dir string, samples []benchSample, start time.Time) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return nil
+	return writeBenchChart(filepath.Join(dir, "latency.png"), samples, start)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -58,6 +59,14 @@ func TestBenchReportsSection10(t *testing.T) {
 	}
 	if len(rows) != 201 || rows[0][0] != "index" {
 		t.Fatalf("samples.csv has %d rows (header %v), want a header and 200 rows", len(rows), rows[0])
+	}
+	if img, err := os.Open(filepath.Join(out, "latency.png")); err != nil {
+		t.Fatal(err)
+	} else {
+		defer img.Close()
+		if _, err := png.DecodeConfig(img); err != nil {
+			t.Fatalf("latency.png: %v", err)
+		}
 	}
 	for _, row := range rows[1:] {
 		if row[4] != "202" || row[6] != "delivered" || row[7] == "" {

@@ -72,11 +72,13 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
+	// Callbacks are verified before anything else; the bucket bounds the verification work a
+	// flood of forged callbacks can cost, well above what a real gateway posts.
 	if cfg.CallbackRate <= 0 {
-		cfg.CallbackRate = 200
+		cfg.CallbackRate = 5000
 	}
 	if cfg.CallbackBurst <= 0 {
-		cfg.CallbackBurst = 400
+		cfg.CallbackBurst = 10000
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
 	s.callbacks = newCallbackLimiter(cfg.CallbackRate, cfg.CallbackBurst)

@@ -54,8 +54,8 @@ const (
 	abandoned // the gateway closed while pausing between retries
 )
 
-// deliver posts one report, retrying 5xx answers and transport errors with a doubling pause,
-// at most ReceiptAttempts times.
+// deliver posts one report, retrying 429 and 5xx answers and transport errors with a doubling
+// pause, at most ReceiptAttempts times.
 func (g *Gateway) deliver(ctx context.Context, ref string) delivery {
 	body, _ := json.Marshal(map[string]string{"id": ref, "status": "delivered"})
 	mac := hmac.New(sha256.New, g.opts.CallbackSecret)
@@ -67,6 +67,8 @@ func (g *Gateway) deliver(ctx context.Context, ref string) delivery {
 		switch {
 		case err == nil && status < 300:
 			return posted
+		case err == nil && status == http.StatusTooManyRequests && attempt < g.opts.ReceiptAttempts:
+			// Throttled: a real gateway backs off and posts the report again.
 		case err == nil && status < 500:
 			g.log.Warn("mock gateway: receipt refused", "reference", ref, "status", status)
 			return failed
