@@ -68,7 +68,7 @@ func (a *app) benchCommand() *cobra.Command {
 	f.DurationVar(&cfg.GatewayLatency, "gateway-latency", 0, "how long the mock SMS gateway takes to answer")
 	f.DurationVar(&cfg.ReceiptDelay, "receipt-delay", 0, "how long after accepting the mock gateway posts the signed receipt")
 	f.Float64Var(&cfg.Rate, "rate", 0, "submissions per second over all callers (open loop); 0 for a closed loop")
-	f.IntVar(&cfg.Concurrency, "concurrency", 64, "dispatch.concurrency: dispatcher workers")
+	f.IntVar(&cfg.Concurrency, "concurrency", 160, "dispatch.concurrency: dispatcher workers")
 	f.StringVar(&cfg.Package, "package", "examples/quickstart", "the package to benchmark (copied, never written)")
 	f.StringVar(&cfg.Out, "out", "", "folder for the raw samples (samples.csv) and a chart (latency.png)")
 	f.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "how long to wait, after the last submission, for every message to become final")
