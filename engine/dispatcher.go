@@ -178,7 +178,17 @@ func (d *Dispatcher) claimOnce(ctx, sendCtx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	d.hold(page)
+	for i := range page.Claims {
+		d.laneFor(sendCtx, page.Claims[i].Message.Provider).push(page.Claims[i])
+	}
+	return len(page.Claims) == want || page.ByteBudgetCut, nil
+}
+
+// hold records a claimed page: its figures for GET /v1/slo, and its leases as held.
+func (d *Dispatcher) hold(page Page) {
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	d.figure.LastPageEntries, d.figure.LastPageBytes = len(page.Claims), page.Bytes
 	d.figure.OversizedSkipsTotal += int64(page.OversizedDue)
 	if page.ByteBudgetCut {
@@ -187,11 +197,6 @@ func (d *Dispatcher) claimOnce(ctx, sendCtx context.Context) (bool, error) {
 	for _, c := range page.Claims {
 		d.held[c.Message.ID] = c.Lease
 	}
-	d.mu.Unlock()
-	for i := range page.Claims {
-		d.laneFor(sendCtx, page.Claims[i].Message.Provider).push(page.Claims[i])
-	}
-	return len(page.Claims) == want || page.ByteBudgetCut, nil
 }
 
 // release forgets a finished claim and tells the claim loop there is room.
@@ -249,16 +254,7 @@ func (d *Dispatcher) DispatchDue(ctx context.Context) (int, error) {
 		if err != nil {
 			return sent, err
 		}
-		d.mu.Lock()
-		d.figure.LastPageEntries, d.figure.LastPageBytes = len(page.Claims), page.Bytes
-		d.figure.OversizedSkipsTotal += int64(page.OversizedDue)
-		if page.ByteBudgetCut {
-			d.figure.ByteBudgetDeferralsTotal++
-		}
-		for _, c := range page.Claims {
-			d.held[c.Message.ID] = c.Lease
-		}
-		d.mu.Unlock()
+		d.hold(page)
 		if len(page.Claims) == 0 {
 			return sent, nil
 		}
