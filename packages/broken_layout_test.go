@@ -21,7 +21,7 @@ func brokenLayouts() []brokenCase {
 		{
 			name: "unknown key in provider.yaml capabilities",
 			brk: func(t *testing.T, dir string) {
-				replaceIn(t, dir, gatewayDir+"/provider.yaml", "concurrencyLimit: 16}", "concurrencyLimit: 16, batching: true}")
+				replaceIn(t, dir, gatewayDir+"/provider.yaml", "concurrencyLimit: 128}", "concurrencyLimit: 128, batching: true}")
 			},
 			code: CodeProviderInvalid, path: gatewayDir + "/provider.yaml", lineText: "batching", member: "capabilities.batching",
 		},

@@ -113,7 +113,7 @@ func TestQuickstartContents(t *testing.T) {
 	}
 	a := pkg.Provider("sms-gateway").Adapter
 	if a == nil || a.Method != "POST" || a.ScriptPath != "providers/sms-gateway/adapter.js" || a.Source == "" ||
-		len(a.RequestHeaders) != 2 || a.RequestHeaders[1] != "x-request-id" || a.ConcurrencyLimit != 16 {
+		len(a.RequestHeaders) != 2 || a.RequestHeaders[1] != "x-request-id" || a.ConcurrencyLimit != 128 {
 		t.Errorf("adapter = %+v", a)
 	}
 	if pkg.Provider("mail-relay").Adapter != nil || pkg.Provider("peers").Adapter != nil {
