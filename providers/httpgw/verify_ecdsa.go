@@ -88,7 +88,11 @@ func (v *ecdsaVerifier) Verify(r *http.Request, _ string, body []byte) error {
 // ParseP256PublicKey reads an ECDSA P-256 public key given as a DER SubjectPublicKeyInfo, as
 // the base64 of one (how SendGrid shows its verification key), or as a PEM "PUBLIC KEY" block.
 func ParseP256PublicKey(b []byte) (*ecdsa.PublicKey, error) {
-	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] != 0x30 {
+		// Text forms (base64, PEM) may carry surrounding white space; DER is binary, and its
+		// last bytes may happen to be white-space values, so it is never trimmed.
+		b = bytes.TrimSpace(b)
+	}
 	if len(b) == 0 {
 		return nil, errors.New("empty")
 	}

@@ -170,3 +170,22 @@ func TestParseP256PublicKeyRefusesOtherKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestParseP256PublicKeyKeepsDERWhiteSpaceBytes: a DER key whose last byte is a white-space value
+// (about one key in forty) parses whole.
+func TestParseP256PublicKeyKeepsDERWhiteSpaceBytes(t *testing.T) {
+	t.Parallel()
+	for i := 0; ; i++ {
+		key := newSendgridKey(t, elliptic.P256())
+		if last := key.der[len(key.der)-1]; last != ' ' && last != '\n' && last != '\t' && last != '\r' && last != '\v' && last != '\f' {
+			if i < 2000 {
+				continue
+			}
+			t.Skip("no key ending in a white-space byte in 2000 tries")
+		}
+		if _, err := ParseP256PublicKey(key.der); err != nil {
+			t.Fatalf("DER key ending in %#x: %v", key.der[len(key.der)-1], err)
+		}
+		return
+	}
+}
