@@ -84,17 +84,9 @@ func (p *Provider) defaultClass(ans *answer) engine.Outcome {
 // fromInterpret validates interpret's output. A transient outcome without retryAfter honours
 // the Retry-After header; a non-accepted outcome without code gets http.<status>.
 func (p *Provider) fromInterpret(ans *answer, out *interpretOutput) (engine.Outcome, error) {
-	class := engine.OutcomeClass(out.Outcome)
-	switch class {
-	case engine.OutcomeAccepted, engine.OutcomeTransient, engine.OutcomeMaybeSent, engine.OutcomePermanent:
-	default:
-		return engine.Outcome{}, fmt.Errorf("outcome %q is not accepted, transient, permanent or maybe-sent", out.Outcome)
-	}
-	if class == engine.OutcomePermanent && out.Code == "" {
-		return engine.Outcome{}, errors.New("a permanent outcome needs a code")
-	}
-	if out.Code != "" && !validCode(out.Code) {
-		return engine.Outcome{}, errors.New("code must be 1-64 characters of [A-Za-z0-9._:-]")
+	class, err := engine.CheckScriptOutcome(out.Outcome, out.Code)
+	if err != nil {
+		return engine.Outcome{}, err
 	}
 	if !validReference(out.ProviderReference) {
 		return engine.Outcome{}, errors.New("providerReference must be at most 256 printable characters")
@@ -169,20 +161,6 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 		return min(at.Sub(now), maxRetryAfter)
 	}
 	return 0
-}
-
-// validCode reports whether a script-given code is 1-64 characters of [A-Za-z0-9._:-].
-func validCode(code string) bool {
-	if code == "" || len(code) > 64 {
-		return false
-	}
-	for i := 0; i < len(code); i++ {
-		c := code[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._:-", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // validReference reports whether a provider reference is at most 256 bytes without control

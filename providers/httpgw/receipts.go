@@ -137,7 +137,7 @@ func decodeReceipts(raw json.RawMessage) ([]engine.Receipt, error) {
 		if out.ProviderReference == "" || !validReference(out.ProviderReference) {
 			return nil, fmt.Errorf("receipt %d: providerReference is empty or malformed", i)
 		}
-		if out.Code != "" && !validCode(out.Code) {
+		if out.Code != "" && !engine.ValidOutcomeCode(out.Code) {
 			return nil, fmt.Errorf("receipt %d: code must be 1-64 characters of [A-Za-z0-9._:-]", i)
 		}
 		receipts = append(receipts, engine.Receipt{ProviderReference: out.ProviderReference, Report: report, Code: out.Code})

@@ -138,17 +138,9 @@ func (a *adapter) interpret(ctx context.Context, answer []byte) engine.Outcome {
 // fromInterpret validates interpret's output. An accepted outcome carries report delivered:
 // the peer's answer is its acknowledgement.
 func fromInterpret(out *interpretOutput) (engine.Outcome, error) {
-	class := engine.OutcomeClass(out.Outcome)
-	switch class {
-	case engine.OutcomeAccepted, engine.OutcomeTransient, engine.OutcomeMaybeSent, engine.OutcomePermanent:
-	default:
-		return engine.Outcome{}, fmt.Errorf("outcome %q is not accepted, transient, permanent or maybe-sent", out.Outcome)
-	}
-	if class == engine.OutcomePermanent && out.Code == "" {
-		return engine.Outcome{}, errors.New("a permanent outcome needs a code")
-	}
-	if out.Code != "" && !validCode(out.Code) {
-		return engine.Outcome{}, errors.New("code must be 1-64 characters of [A-Za-z0-9._:-]")
+	class, err := engine.CheckScriptOutcome(out.Outcome, out.Code)
+	if err != nil {
+		return engine.Outcome{}, err
 	}
 	if len(out.ProviderReference) > MaxMessageIDBytes || !printable(out.ProviderReference) {
 		return engine.Outcome{}, errors.New("providerReference must be at most 256 printable characters")
@@ -202,20 +194,6 @@ func parseJSON(b []byte) (any, bool) {
 // validProtocol reports whether s may be used as a stream protocol id.
 func validProtocol(s string) bool {
 	return s != "" && len(s) <= 256 && s[0] == '/' && printable(s) && !bytes.ContainsRune([]byte(s), ' ')
-}
-
-// validCode reports whether a script-given code is 1-64 characters of [A-Za-z0-9._:-].
-func validCode(code string) bool {
-	if code == "" || len(code) > 64 {
-		return false
-	}
-	for i := 0; i < len(code); i++ {
-		c := code[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // printable reports whether s is printable ASCII (spaces allowed).
