@@ -53,6 +53,9 @@ func benchmarkDrain(b *testing.B, workers int) {
 		}
 	}
 	flush()
+	// The stack's clock is a fake one: bring it to real time (the prefill took a while) and keep
+	// it there, since the sends' deadlines, made from lease expiries, meet real timers.
+	e.clock.Set(time.Now())
 	b.ResetTimer()
 	start := time.Now()
 	runCtx, cancel := context.WithCancel(ctx)
@@ -68,6 +71,7 @@ func benchmarkDrain(b *testing.B, workers int) {
 		}
 		// Stats aggregates over every message: poll gently, or the poll itself slows the drain.
 		time.Sleep(250 * time.Millisecond)
+		e.clock.Set(time.Now())
 	}
 	elapsed := time.Since(start)
 	cancel()
