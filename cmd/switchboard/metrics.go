@@ -96,8 +96,8 @@ func (m *metrics) handler(s *stack) http.Handler {
 
 // queueCollector reads the dispatch queue gauges from metadata at scrape time.
 type queueCollector struct {
-	s                                    *stack
-	entries, bytes, oldestDue, oversized *prometheus.Desc
+	s                                                *stack
+	entries, bytes, oldestDue, oversized, held, lost *prometheus.Desc
 }
 
 func newQueueCollector(s *stack) *queueCollector {
@@ -106,6 +106,8 @@ func newQueueCollector(s *stack) *queueCollector {
 		bytes:     prometheus.NewDesc("switchboard_queue_bytes", "Rendered payload bytes queued or claimed.", []string{"state"}, nil),
 		oldestDue: prometheus.NewDesc("switchboard_queue_oldest_due_age_seconds", "Age of the oldest due queued message.", nil, nil),
 		oversized: prometheus.NewDesc("switchboard_queue_oversized_skips_total", "Due messages skipped because they exceed maxPayloadBytes.", nil, nil),
+		held:      prometheus.NewDesc("switchboard_dispatch_claims_held", "Claims this process holds (sending under its leases).", nil, nil),
+		lost:      prometheus.NewDesc("switchboard_dispatch_leases_lost_total", "Outcomes not recorded because the claim's lease was lost (another process recovered it).", nil, nil),
 	}
 }
 
@@ -114,6 +116,8 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.bytes
 	ch <- c.oldestDue
 	ch <- c.oversized
+	ch <- c.held
+	ch <- c.lost
 }
 
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
@@ -129,5 +133,8 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(st.QueuedBytes), "queued")
 	ch <- prometheus.MustNewConstMetric(c.bytes, prometheus.GaugeValue, float64(st.ClaimedBytes), "claimed")
 	ch <- prometheus.MustNewConstMetric(c.oldestDue, prometheus.GaugeValue, st.OldestDueAge.Seconds())
-	ch <- prometheus.MustNewConstMetric(c.oversized, prometheus.CounterValue, float64(c.s.dispatcher.Figures().OversizedSkipsTotal))
+	fig := c.s.dispatcher.Figures()
+	ch <- prometheus.MustNewConstMetric(c.oversized, prometheus.CounterValue, float64(fig.OversizedSkipsTotal))
+	ch <- prometheus.MustNewConstMetric(c.held, prometheus.GaugeValue, float64(fig.ClaimedHeld))
+	ch <- prometheus.MustNewConstMetric(c.lost, prometheus.CounterValue, float64(fig.LeaseLostTotal))
 }

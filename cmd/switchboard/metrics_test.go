@@ -38,6 +38,8 @@ func TestMetricsCarryNoRecipient(t *testing.T) {
 		`switchboard_provider_attempts_total{outcome="accepted",provider="sms-gateway"} 1`,
 		`switchboard_queue_entries{dispatch="submitted"} 1`,
 		"switchboard_provider_send_duration_seconds_bucket",
+		"switchboard_dispatch_leases_lost_total 0",
+		"switchboard_dispatch_claims_held",
 		"go_goroutines",
 	} {
 		if !strings.Contains(text, want) {

@@ -27,16 +27,6 @@ func (s *Server) routes() {
 	s.handle("/v1/inbox", methods{http.MethodGet: s.authed([]string{"receiver", "operator"}, s.inbox)})
 	s.handle("/v1/provider-callbacks/{provider}", methods{http.MethodPost: s.callback})
 	s.handle("/v1/provider-callbacks/{provider}/{token}", methods{http.MethodPost: s.callback})
-	extra := map[string]methods{}
-	for _, rt := range s.cfg.Extra {
-		if extra[rt.Pattern] == nil {
-			extra[rt.Pattern] = methods{}
-		}
-		extra[rt.Pattern][rt.Method] = s.authed(rt.Roles, rt.Handler)
-	}
-	for pattern, m := range extra {
-		s.handle(pattern, m)
-	}
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		s.writeProblem(w, r, engine.NewProblem(engine.CodeRequestNotFound, "no such route"))
 	})

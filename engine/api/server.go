@@ -42,18 +42,6 @@ type Config struct {
 	Inbox engine.Inbox
 	// Observe, when set, is told about every answered request (for metrics).
 	Observe func(route string, status int, d time.Duration)
-	// Extra routes that later parts of the program add (SLO, inbox, operator actions). Each gets
-	// the authenticated caller.
-	Extra []Route
-}
-
-// Route is an authenticated route added by another part of the program.
-type Route struct {
-	Method  string
-	Pattern string
-	// Roles that may call it ("sender", "operator", "receiver").
-	Roles   []string
-	Handler func(w http.ResponseWriter, r *http.Request, caller engine.Caller)
 }
 
 // Server is the HTTP API.
