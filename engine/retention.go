@@ -191,10 +191,22 @@ func (r *Retention) Preview(ctx context.Context, before time.Time) (RetentionRep
 // Erase erases everything whose retention ended by before, kind by kind in EraseKinds order,
 // in batches of BatchSize, each its own transaction with its audit record. progress, when set,
 // is told what each batch erased. A cancelled ctx stops it between batches; what was erased
-// stays erased, and the report says how far it got.
+// stays erased, and the report says how far it got. When the store is shared by several
+// processes (SweepLocker) and another one is sweeping, it erases nothing and returns
+// ErrSweepBusy.
 func (r *Retention) Erase(ctx context.Context, before time.Time, progress func(kind EraseKind, erased int)) (RetentionReport, error) {
 	if err := r.checkBefore(before); err != nil {
 		return RetentionReport{}, err
+	}
+	if l, ok := r.cfg.Store.(SweepLocker); ok {
+		release, held, err := l.LockSweep(ctx)
+		if err != nil {
+			return RetentionReport{}, fmt.Errorf("take the retention lock: %w", err)
+		}
+		if !held {
+			return RetentionReport{}, ErrSweepBusy
+		}
+		defer release()
 	}
 	rep := RetentionReport{Before: before}
 	for _, k := range EraseKinds() {
@@ -235,6 +247,16 @@ func (r *Retention) eraseKind(ctx context.Context, step *RetentionStep, progress
 	}
 }
 
+// SweepLocker is implemented by stores that several processes share (PostgreSQL): LockSweep
+// takes the store-wide retention lock without waiting, so that two sweeps never run at once.
+// ok is false when another process holds it; release frees it.
+type SweepLocker interface {
+	LockSweep(ctx context.Context) (release func(), ok bool, err error)
+}
+
+// ErrSweepBusy is returned by Erase when another process sharing the store is sweeping.
+var ErrSweepBusy = errors.New("engine: another instance is running a retention sweep")
+
 // Sweep erases what expired by the clock's now: the hourly sweep's work.
 func (r *Retention) Sweep(ctx context.Context) (RetentionReport, error) {
 	return r.Erase(ctx, r.cfg.Clock.Now(), nil)
@@ -248,6 +270,8 @@ func (r *Retention) Run(ctx context.Context) {
 	for {
 		rep, err := r.Sweep(ctx)
 		switch {
+		case errors.Is(err, ErrSweepBusy):
+			r.log.Info("retention sweep skipped: another instance is sweeping")
 		case err != nil && ctx.Err() == nil:
 			r.log.Warn("retention sweep failed", "err", err)
 		case err == nil && rep.Total() > 0:

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"switchboard/engine"
+	"switchboard/store"
 )
 
 const day = 24 * time.Hour
@@ -179,5 +180,48 @@ func TestRetentionRunSweepsAtOnceAndStops(t *testing.T) {
 	}
 	if m := e.message(id); m.PayloadErasedAt == nil {
 		t.Fatal("the payload was not erased")
+	}
+}
+
+// busyStore is a shared store on which another instance holds the retention lock.
+type busyStore struct {
+	*store.Store
+	held     bool
+	released int
+}
+
+func (b *busyStore) LockSweep(context.Context) (func(), bool, error) {
+	if b.held {
+		return nil, false, nil
+	}
+	return func() { b.released++ }, true, nil
+}
+
+// TestRetentionSkipsWhileAnotherInstanceSweeps: with the store's retention lock held elsewhere
+// a sweep erases nothing and says so; once free, the sweep takes the lock and releases it.
+func TestRetentionSkipsWhileAnotherInstanceSweeps(t *testing.T) {
+	e := newOpEnv(t, engine.OutcomeAccepted)
+	start := e.clock.Now()
+	id := e.submit("sms", 1)[0]
+	e.dispatch()
+	if got := e.message(id).Dispatch; got != engine.DispatchSubmitted {
+		t.Fatalf("message is %s, want submitted", got)
+	}
+	shared := &busyStore{Store: e.store, held: true}
+	r, err := engine.NewRetention(engine.RetentionConfig{Store: shared, Clock: e.clock,
+		Policy: engine.RetentionPolicy{PayloadDays: 7, RecordDays: 30, SubmissionReceiptDays: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Set(start.Add(40 * day))
+	if rep, err := r.Sweep(e.ctx); !errors.Is(err, engine.ErrSweepBusy) || rep.Total() != 0 {
+		t.Fatalf("Sweep while busy = %+v, %v; want nothing and ErrSweepBusy", rep, err)
+	}
+	if _, err := e.store.Message(e.ctx, id); err != nil {
+		t.Fatalf("the message is gone after a skipped sweep: %v", err)
+	}
+	shared.held = false
+	if rep, err := r.Sweep(e.ctx); err != nil || rep.Total() == 0 || shared.released != 1 {
+		t.Fatalf("Sweep when free = %+v, %v, released %d times; want erasures and one release", rep, err, shared.released)
 	}
 }

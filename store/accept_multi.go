@@ -92,7 +92,7 @@ func (b *batch) writeAccepts(pend []pendingAccept) error {
 			continue
 		}
 		claimed[k] = true
-		count, err := b.dailyCount(it.daily)
+		count, err := b.dailyCount(it.daily, it.limit > 0)
 		if err != nil {
 			return err
 		}
@@ -211,7 +211,7 @@ func (b *batch) auditMany(fresh []pendingAccept) error {
 func (b *batch) insertChunks(head string, cols int, tail string, rows [][]any, each func(scan func(...any) error) error) error {
 	at := 0
 	for _, n := range splitRows(len(rows)) {
-		query := multiRow(head, cols, n, tail)
+		query := b.s.d.rebind(multiRow(head, cols, n, tail))
 		args := make([]any, 0, n*cols)
 		for _, r := range rows[at : at+n] {
 			args = append(args, r...)

@@ -10,19 +10,21 @@ type acceptSQL struct {
 	dailyUpsert string
 }
 
-func newAcceptSQL(rebind func(string) string) acceptSQL {
+func newAcceptSQL(d *dialect) acceptSQL {
 	return acceptSQL{
 		// The first acceptance of a key wins; a conflict changes nothing and is then read back.
-		idemInsert: rebind(`INSERT INTO idempotency (issuer, subject, key, request_hash, response,
+		idemInsert: d.rebind(`INSERT INTO idempotency (issuer, subject, key, request_hash, response,
 			message_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (issuer, subject, key) DO NOTHING`),
-		idemSelect: rebind(`SELECT request_hash, response, message_id, expires_at FROM idempotency
+		idemSelect: d.rebind(`SELECT request_hash, response, message_id, expires_at FROM idempotency
 			WHERE issuer = ? AND subject = ? AND key = ?`),
 		// Undoes the record of an acceptance refused after it was inserted (the daily limit),
 		// so that the fast path needs no savepoint.
-		idemDelete: rebind(`DELETE FROM idempotency WHERE issuer = ? AND subject = ? AND key = ?`),
-		dailyCount: rebind(`SELECT count FROM profile_daily WHERE access_profile = ? AND day = ?`),
-		dailyUpsert: rebind(`INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, ?)
-			ON CONFLICT (access_profile, day) DO UPDATE SET count = excluded.count`),
+		idemDelete: d.rebind(`DELETE FROM idempotency WHERE issuer = ? AND subject = ? AND key = ?`),
+		// Read once per profile and day in a batch (PostgreSQL: and locked until it commits).
+		dailyCount: d.rebind(d.dailyRead),
+		// Adds a batch's acceptances (the third parameter) to the stored count.
+		dailyUpsert: d.rebind(`INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, ?)
+			ON CONFLICT (access_profile, day) DO UPDATE SET count = profile_daily.count + excluded.count`),
 	}
 }

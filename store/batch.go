@@ -29,9 +29,11 @@ type dailyKey struct {
 	day     string
 }
 
-// dailyCount is a daily counter as the batch found it and as it leaves it.
+// dailyCount is a daily counter as the batch found it and as it leaves it. A counter of a profile
+// without a daily limit is never read: the batch only adds its acceptances to it when it ends.
 type dailyCount struct {
 	stored, now int64
+	read        bool // stored was read from the database (and, on PostgreSQL, the row locked)
 }
 
 // begin opens a batch transaction on the write connection.
@@ -103,17 +105,11 @@ func (b *batch) execN(query string, args ...any) (int64, error) {
 	return res.RowsAffected()
 }
 
-// insert runs a fixed INSERT and returns the row id of the new row.
+// insert runs a fixed INSERT … RETURNING of one integer (the new row's id) and returns it.
 func (b *batch) insert(query string, args ...any) (int64, error) {
-	st, err := b.s.stmt(b.ctx, query)
-	if err != nil {
-		return 0, err
-	}
-	res, err := st.ExecContext(b.ctx, args...)
-	if err != nil {
-		return 0, err
-	}
-	return res.LastInsertId()
+	var id int64
+	err := b.get(&id, query, args...)
+	return id, err
 }
 
 // get reads one row of a fixed statement into dest.
@@ -141,7 +137,7 @@ func (b *batch) execIn(query string, args ...any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := b.s.wconn.ExecContext(b.ctx, b.s.wdb.Rebind(q), a...)
+	res, err := b.s.wconn.ExecContext(b.ctx, b.s.d.rebind(q), a...)
 	if err != nil {
 		return 0, err
 	}
@@ -154,37 +150,43 @@ func (b *batch) selectIn(dest any, query string, args ...any) error {
 	if err != nil {
 		return err
 	}
-	return b.s.wconn.SelectContext(b.ctx, dest, b.s.wdb.Rebind(q), a...)
+	return b.s.wconn.SelectContext(b.ctx, dest, b.s.d.rebind(q), a...)
 }
 
-// dailyCount returns the acceptances counted so far for k, reading the stored count on first use
-// in this batch.
-func (b *batch) dailyCount(k dailyKey) (int64, error) {
-	if c, ok := b.daily[k]; ok {
-		return c.now, nil
+// dailyCount returns the acceptances counted so far for k. With read, the stored count is read on
+// first use in this batch (on PostgreSQL the row stays locked until the batch ends, so that the
+// limit holds across instances); without it, the count is only what this batch added.
+func (b *batch) dailyCount(k dailyKey, read bool) (int64, error) {
+	c, ok := b.daily[k]
+	if !ok {
+		if b.daily == nil {
+			b.daily = make(map[dailyKey]*dailyCount)
+		}
+		c = &dailyCount{}
+		b.daily[k] = c
 	}
-	var n int64
-	err := b.get(&n, b.s.q.accept.dailyCount, k.profile, k.day)
-	if err != nil && !isNoRows(err) {
-		return 0, fmt.Errorf("store: read daily count: %w", err)
+	if read && !c.read {
+		var n int64
+		err := b.get(&n, b.s.q.accept.dailyCount, k.profile, k.day)
+		if err != nil && !isNoRows(err) {
+			return 0, fmt.Errorf("store: read daily count: %w", err)
+		}
+		c.stored, c.now, c.read = n, n+c.now-c.stored, true
 	}
-	if b.daily == nil {
-		b.daily = make(map[dailyKey]*dailyCount)
-	}
-	b.daily[k] = &dailyCount{stored: n, now: n}
-	return n, nil
+	return c.now, nil
 }
 
 // countDaily adds one acceptance to k; dailyCount must have been called for k first.
 func (b *batch) countDaily(k dailyKey) { b.daily[k].now++ }
 
-// flushDaily writes the counts the batch changed, one statement per profile and day.
+// flushDaily adds what the batch counted to the stored counts, one statement per profile and
+// day.
 func (b *batch) flushDaily() error {
 	for k, c := range b.daily {
 		if c.now == c.stored {
 			continue
 		}
-		if err := b.execCached(b.s.q.accept.dailyUpsert, k.profile, k.day, c.now); err != nil {
+		if err := b.execCached(b.s.q.accept.dailyUpsert, k.profile, k.day, c.now-c.stored); err != nil {
 			return fmt.Errorf("store: write daily count: %w", err)
 		}
 	}

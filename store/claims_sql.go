@@ -26,36 +26,37 @@ type claimSQL struct {
 	finishUpdate   string
 }
 
-func newClaimSQL(rebind func(string) string) claimSQL {
+func newClaimSQL(d *dialect) claimSQL {
 	return claimSQL{
 		// Statement 1 of a claim: the due metadata that fits the budget, in claim order, with the
 		// oversized count as one aggregate evaluated once.
-		dueSelect: rebind(`SELECT ` + messageColumns + `, (` + oversizedDueCount + `) AS oversized
+		dueSelect: d.rebind(`SELECT ` + messageColumns + `, (` + oversizedDueCount + `) AS oversized
 			FROM messages INDEXED BY messages_due
 			WHERE dispatch = 'queued' AND next_attempt_at <= ? AND (not_before IS NULL OR not_before <= ?)
 			AND expires_at > ? AND payload_bytes <= ?
-			ORDER BY next_attempt_at, accepted_at, id LIMIT ?`),
+			ORDER BY next_attempt_at, accepted_at, id LIMIT ?` + d.lockDue),
 		// Run instead of statement 2 when nothing is due within the budget.
-		oversizedCount: rebind(oversizedDueCount),
+		oversizedCount: d.rebind(oversizedDueCount),
 		// Statement 2: the admitted prefix moves to sending under the page's lease token.
 		claimUpdate: `UPDATE messages SET dispatch = 'sending', lease_token = ?, lease_expires_at = ?,
 			sending_since = ?, attempt = attempt + 1, updated_at = ?
 			WHERE dispatch = 'queued' AND seq IN (?)`,
 		// Statement 3: the admitted payloads, in any order (restored in memory).
 		loadPayloads: `SELECT message_seq, body FROM payloads WHERE message_seq IN (?)`,
-		renew: rebind(`UPDATE messages SET lease_expires_at = ?
+		renew: d.rebind(`UPDATE messages SET lease_expires_at = ?
 			WHERE id = ? AND dispatch = 'sending' AND lease_token = ?`),
-		lapsed: rebind(`SELECT ` + messageColumns + ` FROM messages INDEXED BY messages_lease
+		lapsed: d.rebind(`SELECT ` + messageColumns + ` FROM messages INDEXED BY messages_lease
 			WHERE dispatch = 'sending' AND lease_expires_at < ?
 			ORDER BY lease_expires_at, id LIMIT ?`),
 		// Finish closes the in-progress attempt from the row itself, fenced by the lease token:
 		// with a stale token it inserts nothing.
-		finishAttempt: rebind(`INSERT INTO attempts (message_id, generation, attempt, provider,
+		finishAttempt: d.rebind(`INSERT INTO attempts (message_id, generation, attempt, provider,
 			outcome, started_at, finished_at, code, provider_ref)
-			SELECT id, generation, attempt, provider, ?, coalesce(sending_since, ?), ?, ?, ?
+			SELECT id, generation, attempt, provider, CAST(? AS TEXT), coalesce(sending_since, CAST(? AS BIGINT)),
+			CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT)
 			FROM messages WHERE id = ? AND dispatch = 'sending' AND lease_token = ?`),
 		// The transition the engine decided; reported_at moves when the report does.
-		finishUpdate: rebind(`UPDATE messages SET dispatch = ?, report = ?,
+		finishUpdate: d.rebind(`UPDATE messages SET dispatch = ?, report = ?,
 			reported_at = CASE WHEN report <> ? AND ? IN ('sent', 'delivered', 'undelivered') THEN ? ELSE reported_at END,
 			next_attempt_at = coalesce(?, next_attempt_at), provider_attempts = ?, fallback_index = ?,
 			provider = coalesce(?, provider), provider_ref = coalesce(?, provider_ref),

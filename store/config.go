@@ -15,10 +15,13 @@ import (
 
 // Config configures Open. Build it once from the runtime file and pass it down.
 type Config struct {
-	// Driver names the database engine. Only "sqlite" is implemented; "" means "sqlite".
+	// Driver names the database engine: "sqlite" (the default when empty) or "postgres".
 	Driver string
 	// Path is the SQLite database file. Open creates it only when Migrate is true.
 	Path string
+	// URL is the PostgreSQL connection string (driver postgres), in any form pgx accepts; a
+	// search_path parameter selects the schema. It is never written to an error or a log.
+	URL string
 	// Synchronous is SQLite's synchronous setting: "NORMAL" (the default; with WAL a commit
 	// survives a crash of the process, and only a power loss may drop the last commits) or
 	// "FULL" (every commit is flushed to disk).
@@ -42,6 +45,9 @@ type Config struct {
 	BusyTimeout time.Duration
 	// ReadConnections bounds the read pool (Message, Stats, LapsedLeases, VerifyAudit). 0 means 4.
 	ReadConnections int
+	// WriterID names this instance's audit chain. "" means a fresh random id per Open, so
+	// that every process (and every run of a command) writes its own chain.
+	WriterID string
 }
 
 // DefaultMaxPayloadBytes is the page byte budget Stats assumes when Config.MaxPayloadBytes is 0.
@@ -59,25 +65,28 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Driver == "" {
 		cfg.Driver = "sqlite"
 	}
-	if cfg.Driver != "sqlite" {
-		return cfg, fmt.Errorf("store: database driver %q is not supported (only sqlite)", cfg.Driver)
-	}
-	if !cgoEnabled {
-		return cfg, ErrCgoDisabled
-	}
-	if strings.TrimSpace(cfg.Path) == "" {
-		return cfg, errors.New("store: database path is empty")
-	}
-	if strings.Contains(cfg.Path, ":memory:") || strings.HasPrefix(cfg.Path, "file:") {
-		return cfg, fmt.Errorf("store: database path %q must name a file (WAL needs one)", cfg.Path)
-	}
-	switch strings.ToUpper(cfg.Synchronous) {
-	case "":
-		cfg.Synchronous = "NORMAL"
-	case "NORMAL", "FULL":
-		cfg.Synchronous = strings.ToUpper(cfg.Synchronous)
+	switch cfg.Driver {
+	case "sqlite":
+		if err := cfg.checkSQLite(); err != nil {
+			return cfg, err
+		}
+		switch strings.ToUpper(cfg.Synchronous) {
+		case "":
+			cfg.Synchronous = "NORMAL"
+		case "NORMAL", "FULL":
+			cfg.Synchronous = strings.ToUpper(cfg.Synchronous)
+		default:
+			return cfg, fmt.Errorf("store: synchronous %q is not NORMAL or FULL", cfg.Synchronous)
+		}
+	case "postgres":
+		if strings.TrimSpace(cfg.URL) == "" {
+			return cfg, errors.New("store: the postgres driver needs a connection URL")
+		}
+		if cfg.Synchronous != "" {
+			return cfg, errors.New("store: synchronous applies to the sqlite driver only")
+		}
 	default:
-		return cfg, fmt.Errorf("store: synchronous %q is not NORMAL or FULL", cfg.Synchronous)
+		return cfg, fmt.Errorf("store: database driver %q is not supported (sqlite or postgres)", cfg.Driver)
 	}
 	if len(cfg.AuditKey) < minAuditKeyBytes {
 		return cfg, fmt.Errorf("store: audit key has %d bytes, need at least %d", len(cfg.AuditKey), minAuditKeyBytes)
@@ -99,6 +108,20 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.ReadConnections = 4
 	}
 	return cfg, nil
+}
+
+// checkSQLite checks the members the sqlite driver needs.
+func (cfg Config) checkSQLite() error {
+	if !cgoEnabled {
+		return ErrCgoDisabled
+	}
+	if strings.TrimSpace(cfg.Path) == "" {
+		return errors.New("store: database path is empty")
+	}
+	if strings.Contains(cfg.Path, ":memory:") || strings.HasPrefix(cfg.Path, "file:") {
+		return fmt.Errorf("store: database path %q must name a file (WAL needs one)", cfg.Path)
+	}
+	return nil
 }
 
 // writeDSN is the data source of the single write connection: WAL, foreign keys, the chosen

@@ -1,12 +1,13 @@
 // Package store is Switchboard's durable state: the engine.Store implementation over sqlx,
-// with embedded versioned SQL migrations (migrations/sqlite/*.sql) and a conformance suite
-// (store/storetest) that every dialect must pass.
+// with embedded versioned SQL migrations per dialect (migrations/sqlite/*.sql and
+// migrations/postgres/*.sql) and a conformance suite (store/storetest) that both dialects pass.
 //
-// It owns the database schema, the group-commit writer (one goroutine owns the only write
-// connection and commits whatever requests are waiting in one transaction), claims under
+// It owns the database schema, the group-commit writer (one goroutine owns the process's only
+// write connection and commits whatever requests are waiting in one transaction), claims under
 // leases, receipts, idempotency records, daily quota counters and the HMAC-chained audit
-// journal. SQLite (mattn/go-sqlite3, WAL) is implemented; PostgreSQL is to follow, which is why
-// every statement lives in one *_sql.go file per aggregate and goes through sqlx.Rebind.
+// journal. SQLite (mattn/go-sqlite3, WAL) is the embedded default; PostgreSQL (pgx stdlib) lets
+// several processes share one queue (see postgres.go). Every statement lives in one *_sql.go
+// file per aggregate, written once with ? placeholders; dialect.go says what differs.
 //
 // Times are stored as integer Unix milliseconds (UTC), so a time read back is the time written
 // truncated to the millisecond. Every time the store writes comes from the caller or from

@@ -33,12 +33,12 @@ const recordAtSQL = `SELECT seq, at, event, actor, message_id, outcome, prev_mac
 // writer (in writer id order) and in chain order within a writer, all from one read snapshot,
 // holding at most one page of records in memory. It stops at fn's first error and returns it.
 func (s *Store) ExportAudit(ctx context.Context, since time.Time, fn func(AuditRecord) error) error {
-	tx, err := s.rdb.BeginTxx(ctx, nil)
+	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return fmt.Errorf("store: export audit: %w", err)
 	}
 	defer func() { _ = tx.Rollback() }()
-	page := tx.Rebind(exportSQL)
+	page := s.d.rebind(exportSQL)
 	floor := ms(since)
 	if since.IsZero() {
 		floor = 0
@@ -77,7 +77,7 @@ func (s *Store) ExportAudit(ctx context.Context, since time.Time, fn func(AuditR
 // (it was removed), for showing the record an AuditBreak names.
 func (s *Store) AuditRecordAt(ctx context.Context, writer string, seq int64) (AuditRecord, bool, error) {
 	var r auditRow
-	err := s.rdb.GetContext(ctx, &r, s.rdb.Rebind(recordAtSQL), writer, seq)
+	err := s.rdb.GetContext(ctx, &r, s.d.rebind(recordAtSQL), writer, seq)
 	if isNoRows(err) {
 		return AuditRecord{}, false, nil
 	}

@@ -50,7 +50,7 @@ func (s *Store) PutInbox(ctx context.Context, entry engine.InboxEntry) (engine.I
 	if entry.Payload == nil {
 		entry.Payload = []byte{} // NULL means erased
 	}
-	o := &inboxOp{q: newInboxSQL(s.wdb.Rebind), entry: entry}
+	o := &inboxOp{q: newInboxSQL(s.d), entry: entry}
 	if len(entry.Response) <= MaxCachedResponse {
 		o.cached = entry.Response
 	}
@@ -102,13 +102,11 @@ func (o *inboxOp) apply(b *batch) error {
 func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 	e := &o.entry
 	if e.ID == "" {
-		// The writer applies operations in commit order, and UUIDv7s drawn in one process
-		// increase: ids drawn here sort as the entries commit.
-		id, err := uuid.NewV7()
+		id, err := o.newID(b)
 		if err != nil {
 			return engine.InboxResult{}, fmt.Errorf("store: put inbox entry: new id: %w", err)
 		}
-		e.ID = id.String()
+		e.ID = id
 		e.Response = e.Respond(e.ID)
 		o.cached = nil
 		if len(e.Response) <= MaxCachedResponse {
@@ -137,6 +135,52 @@ func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 	return engine.InboxResult{InboxID: e.ID, Response: e.Response}, nil
 }
 
+// newID draws the id of a new inbox entry so that ids sort as the entries commit. The writer
+// applies operations in commit order, and UUIDv7s drawn in one process increase. On PostgreSQL,
+// where other instances write too, the entry first takes the inbox lock (held until its batch
+// commits) and its id is made greater than every id already stored, whatever the other
+// instances' clocks say.
+func (o *inboxOp) newID(b *batch) (string, error) {
+	u, err := uuid.NewV7()
+	if err != nil {
+		return "", err
+	}
+	d := b.s.d
+	if d.serializeInbox == "" {
+		return u.String(), nil
+	}
+	if err := b.execCached(d.serializeInbox); err != nil {
+		return "", fmt.Errorf("take the inbox lock: %w", err)
+	}
+	var last string
+	if err := b.get(&last, d.inboxLastID); err != nil {
+		return "", fmt.Errorf("read the last inbox id: %w", err)
+	}
+	return idAfter(u, last), nil
+}
+
+// idAfter returns u as a string when it sorts after last, else the UUID just after last: last
+// plus one in its low 62 bits (its random part), keeping last's version and variant. Ids are
+// compared as lowercase hyphenated strings, whose order is their numeric order.
+func idAfter(u uuid.UUID, last string) string {
+	if s := u.String(); s > last {
+		return s
+	}
+	prev, err := uuid.Parse(last)
+	if err != nil {
+		return u.String() // not a UUID: cannot happen for ids this store drew
+	}
+	next := prev
+	for i := 15; i >= 8; i-- {
+		next[i]++
+		if next[i] != 0 {
+			break
+		}
+	}
+	next[8] = next[8]&0x3f | 0x80 // the variant bits stay RFC 4122's
+	return next.String()
+}
+
 // ListInbox returns up to limit (1 to engine.MaxListLimit) entries whose id sorts after the
 // cursor after ("" is the start), oldest first, read from one snapshot, and the id of the last
 // one as the next cursor ("" when there are none). A page holds fewer than limit entries when
@@ -154,8 +198,8 @@ func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engin
 	if after != "" && !isUUID(after) {
 		return nil, "", engine.NewProblem(engine.CodeRequestInvalid, "after must be a cursor the inbox gave out")
 	}
-	q := newInboxSQL(s.rdb.Rebind)
-	tx, err := s.rdb.BeginTxx(ctx, nil)
+	q := newInboxSQL(s.d)
+	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("store: list inbox: %w", err)
 	}
@@ -237,7 +281,7 @@ func (s *Store) MakeRecipientDue(ctx context.Context, peerID string, now time.Ti
 	if peerID == "" {
 		return 0, errors.New("store: make recipient due: the peer id is empty")
 	}
-	q := newInboxSQL(s.wdb.Rebind)
+	q := newInboxSQL(s.d)
 	total := 0
 	for {
 		o := &makeDueOp{query: q.makeDue, peerID: peerID, now: ms(now), limit: makeDueChunk}

@@ -4,10 +4,9 @@ package store
 // records of inbound envelopes (peer_idempotency), and making a connected peer's queued
 // messages due. The tables come from migration 0001.
 //
-// Dialect: everything here is portable SQL except the recipient match of inboxMakeDue, which
-// reads the payload's JSON with SQLite's json_extract (PostgreSQL: (body::jsonb)->>'recipient').
-// The body is cast to TEXT first: since SQLite 3.45 a BLOB argument is taken for JSONB, and
-// payloads.body holds JSON text in a BLOB column.
+// Dialect: everything here is portable SQL except the recipient match of makeDue, which reads
+// the payload's JSON (dialect.recipientOfBody). On SQLite the body is cast to TEXT first: since
+// SQLite 3.45 a BLOB argument is taken for JSONB, and payloads.body holds JSON text in a BLOB.
 
 // inboxColumns are the columns of one inbox entry, in the order inboxRow reads them.
 const inboxColumns = `id, from_peer, protocol, message_id, ts_ms, received_at, payload,
@@ -24,25 +23,25 @@ type inboxSQL struct {
 	makeDue string
 }
 
-func newInboxSQL(rebind func(string) string) inboxSQL {
+func newInboxSQL(d *dialect) inboxSQL {
 	return inboxSQL{
 		// The first record of (peer, protocol, messageId, in) wins; a conflict changes nothing
 		// and is then read back. Not INSERT OR IGNORE: that would hide other constraint failures.
-		idemInsert: rebind(`INSERT INTO peer_idempotency (peer, protocol, message_id, direction,
+		idemInsert: d.rebind(`INSERT INTO peer_idempotency (peer, protocol, message_id, direction,
 			response, inbox_id, received_at) VALUES (?, ?, ?, 'in', ?, ?, ?)
 			ON CONFLICT (peer, protocol, message_id, direction) DO NOTHING`),
-		idemSelect: rebind(`SELECT response, inbox_id FROM peer_idempotency
+		idemSelect: d.rebind(`SELECT response, inbox_id FROM peer_idempotency
 			WHERE peer = ? AND protocol = ? AND message_id = ? AND direction = 'in'`),
-		entry: rebind(`INSERT INTO peer_inbox (id, from_peer, protocol, message_id, ts_ms,
+		entry: d.rebind(`INSERT INTO peer_inbox (id, from_peer, protocol, message_id, ts_ms,
 			received_at, payload_bytes, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
 
 		// Statement 1 of a page: ids and the sizes of the payloads still kept, through the
 		// primary key. SQLite answers length() of a BLOB from the record header, without reading
 		// the payload's overflow pages.
-		pageSizes: rebind(`SELECT id, coalesce(length(payload), 0) AS bytes FROM peer_inbox
+		pageSizes: d.rebind(`SELECT id, coalesce(length(payload), 0) AS bytes FROM peer_inbox
 			WHERE id > ? ORDER BY id LIMIT ?`),
 		// Statement 2: the admitted prefix, payloads included.
-		pageRows: rebind(`SELECT ` + inboxColumns + ` FROM peer_inbox
+		pageRows: d.rebind(`SELECT ` + inboxColumns + ` FROM peer_inbox
 			WHERE id > ? AND id <= ? ORDER BY id`),
 
 		// Makes at most a chunk of one recipient's waiting peer messages due. It walks the queue
@@ -50,12 +49,12 @@ func newInboxSQL(rebind func(string) string) inboxSQL {
 		// claimed or final are never read; a message held by notBefore stays held. The outer
 		// statement names no other condition, so that it finds the rows by their row id (the
 		// subquery runs in the same statement, so nothing moves in between).
-		makeDue: rebind(`UPDATE messages SET next_attempt_at = ? WHERE seq IN (
+		makeDue: d.rebind(`UPDATE messages SET next_attempt_at = ? WHERE seq IN (
 			SELECT m.seq FROM messages AS m INDEXED BY messages_due
 			JOIN payloads AS p ON p.message_seq = m.seq
 			WHERE m.dispatch = 'queued' AND m.next_attempt_at > ? AND m.channel = 'peer'
 			AND (m.not_before IS NULL OR m.not_before <= ?)
-			AND json_extract(CAST(p.body AS TEXT), '$.recipient') = ?
+			AND ` + d.recipientOfBody + ` = ?
 			LIMIT ?)`),
 	}
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
 
 	"switchboard/engine"
@@ -211,7 +213,7 @@ func TestMigrationsInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	q := newSQLiteQueries(db.Rebind)
+	q := newQueries(sqliteDialect())
 	ctx := context.Background()
 	now := time.Unix(1, 0)
 	if err := migrate(ctx, db, q, list[:1], now); err != nil {
@@ -245,5 +247,22 @@ func TestCanonicalAuditEncoding(t *testing.T) {
 	want := `["switchboard.audit.v1","w",2,1700000000000,"message.accepted","a\"b\\c\u000a","m-1","queued é"]`
 	if got := string(r.canonical()); got != want {
 		t.Fatalf("canonical = %s\nwant        %s", got, want)
+	}
+}
+
+// TestIDAfter: an inbox id drawn on a machine whose clock is behind still sorts after the last
+// stored id.
+func TestIDAfter(t *testing.T) {
+	early := uuid.Must(uuid.NewV7FromReader(bytes.NewReader(make([]byte, 16))))
+	last := "ffffffff-ffff-7fff-bfff-fffffffffffe"
+	got := idAfter(early, last)
+	if got <= last {
+		t.Fatalf("idAfter = %s, not after %s", got, last)
+	}
+	if u, err := uuid.Parse(got); err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
+		t.Fatalf("idAfter = %s (%v): not a version 7 RFC 4122 UUID", got, err)
+	}
+	if fresh := uuid.Must(uuid.NewV7()); idAfter(fresh, "") != fresh.String() {
+		t.Fatal("idAfter changed an id that already sorts last")
 	}
 }

@@ -24,7 +24,7 @@ func (s *Store) ListMessages(ctx context.Context, q engine.MessageQuery) (engine
 	if err != nil {
 		return engine.MessagePage{}, err
 	}
-	query, args, err := listStatement(s.rdb.Rebind, q, after, false)
+	query, args, err := listStatement(s.d.rebind, q, after, false)
 	if err != nil {
 		return engine.MessagePage{}, err
 	}
@@ -44,7 +44,7 @@ func (s *Store) ListMessages(ctx context.Context, q engine.MessageQuery) (engine
 
 // CountMessages counts the messages matching q's filters, from metadata only.
 func (s *Store) CountMessages(ctx context.Context, q engine.MessageQuery) (int64, error) {
-	query, args, err := listStatement(s.rdb.Rebind, q, 0, true)
+	query, args, err := listStatement(s.d.rebind, q, 0, true)
 	if err != nil {
 		return 0, err
 	}

@@ -29,39 +29,40 @@ type messageSQL struct {
 	statsOversize string
 }
 
-func newMessageSQL(rebind func(string) string) messageSQL {
+func newMessageSQL(d *dialect) messageSQL {
 	return messageSQL{
-		insert: rebind(`INSERT INTO messages (id, dispatch, report, reported_at, channel,
+		insert: d.rebind(`INSERT INTO messages (id, dispatch, report, reported_at, channel,
 			sender_profile, provider, provider_ref, recipient_kind, template_id, template_version,
 			locale, correlation_id, access_profile, caller, accepted_at, not_before, expires_at,
 			updated_at, next_attempt_at, generation, attempt, provider_attempts, fallback_index,
 			payload_bytes, final_at, dispatch_code, idempotency_key, last_outcome_class)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-		insertPayload: rebind(`INSERT INTO payloads (message_seq, body) VALUES (?, ?)`),
-		byID:          rebind(`SELECT ` + messageColumns + ` FROM messages WHERE id = ?`),
-		attempts: rebind(`SELECT ` + attemptColumns + ` FROM attempts WHERE message_id = ?
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			RETURNING seq`),
+		insertPayload: d.rebind(`INSERT INTO payloads (message_seq, body) VALUES (?, ?)`),
+		byID:          d.rebind(`SELECT ` + messageColumns + ` FROM messages WHERE id = ?`),
+		attempts: d.rebind(`SELECT ` + attemptColumns + ` FROM attempts WHERE message_id = ?
 			ORDER BY generation, attempt`),
-		dispatchOf: rebind(`SELECT dispatch FROM messages WHERE id = ?`),
-		cancel: rebind(`UPDATE messages SET dispatch = 'cancelled', final_at = ?, updated_at = ?
+		dispatchOf: d.rebind(`SELECT dispatch FROM messages WHERE id = ?`),
+		cancel: d.rebind(`UPDATE messages SET dispatch = 'cancelled', final_at = ?, updated_at = ?
 			WHERE id = ? AND dispatch = 'queued'`),
 		// The expiry sweep: queued messages past expires_at, oldest expiry first.
-		expireSelect: rebind(`SELECT id FROM messages INDEXED BY messages_expiry
+		expireSelect: d.rebind(`SELECT id FROM messages INDEXED BY messages_expiry
 			WHERE dispatch = 'queued' AND expires_at <= ?
 			ORDER BY expires_at LIMIT ?`),
 		expireUpdate: `UPDATE messages SET dispatch = 'expired', attempt = attempt + 1,
 			final_at = ?, updated_at = ? WHERE dispatch = 'queued' AND id IN (?)`,
 		expireAttempt: `INSERT INTO attempts (message_id, generation, attempt, provider, outcome,
 			started_at, finished_at, code, provider_ref)
-			SELECT id, generation, attempt, provider, 'expired', ?, ?, 'expired', ''
+			SELECT id, generation, attempt, provider, 'expired', CAST(? AS BIGINT), CAST(? AS BIGINT), 'expired', ''
 			FROM messages WHERE dispatch = 'expired' AND id IN (?)`,
 		// Counts and bytes per dispatch, read from the narrow messages_size index.
-		statsCounts: rebind(`SELECT dispatch, count(*) AS n, coalesce(sum(payload_bytes), 0) AS bytes
+		statsCounts: d.rebind(`SELECT dispatch, count(*) AS n, coalesce(sum(payload_bytes), 0) AS bytes
 			FROM messages GROUP BY dispatch`),
 		// The first due message in claim order.
-		statsOldest: rebind(`SELECT next_attempt_at, not_before FROM messages INDEXED BY messages_due
+		statsOldest: d.rebind(`SELECT next_attempt_at, not_before FROM messages INDEXED BY messages_due
 			WHERE dispatch = 'queued' AND next_attempt_at <= ? AND (not_before IS NULL OR not_before <= ?)
 			AND expires_at > ?
 			ORDER BY next_attempt_at, accepted_at, id LIMIT 1`),
-		statsOversize: rebind(oversizedDueCount),
+		statsOversize: d.rebind(oversizedDueCount),
 	}
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"embed"
 	"errors"
 	"fmt"
@@ -94,10 +95,17 @@ func checkVersion(have, want int) error {
 	}
 }
 
+// migrator is where migrations run: the SQLite write pool, or the one PostgreSQL connection
+// that holds the migration lock.
+type migrator interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	BeginTxx(ctx context.Context, opts *sql.TxOptions) (*sqlx.Tx, error)
+}
+
 // migrate applies every migration the database lacks, each in its own write transaction that
 // also records it in schema_migrations. Re-running it is a no-op, and two processes migrating
 // at once serialize on the write lock and apply each version once.
-func migrate(ctx context.Context, db *sqlx.DB, q *queries, list []migration, now time.Time) error {
+func migrate(ctx context.Context, db migrator, q *queries, list []migration, now time.Time) error {
 	if _, err := db.ExecContext(ctx, q.migrationsCreate); err != nil {
 		return fmt.Errorf("store: create schema_migrations: %w", err)
 	}
@@ -109,7 +117,7 @@ func migrate(ctx context.Context, db *sqlx.DB, q *queries, list []migration, now
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sqlx.DB, q *queries, m migration, now time.Time) (err error) {
+func applyMigration(ctx context.Context, db migrator, q *queries, m migration, now time.Time) (err error) {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: migration %s: begin: %w", m.name, err)

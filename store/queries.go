@@ -24,31 +24,34 @@ type queries struct {
 	audit   auditSQL
 }
 
-// newSQLiteQueries returns the statements for SQLite. rebind maps ? placeholders to the
-// dialect's (a no-op for SQLite; kept so that a second dialect reuses the aggregate files).
-func newSQLiteQueries(rebind func(string) string) *queries {
-	return &queries{
+// newQueries returns the statements of dialect d.
+func newQueries(d *dialect) *queries {
+	begin := `BEGIN`
+	if d.name == "sqlite" {
 		// The writer takes the write lock at BEGIN, so a batch never fails halfway to upgrade.
-		begin:      `BEGIN IMMEDIATE`,
+		begin = `BEGIN IMMEDIATE`
+	}
+	return &queries{
+		begin:      begin,
 		commit:     `COMMIT`,
 		rollback:   `ROLLBACK`,
 		savepoint:  `SAVEPOINT unit`,
 		release:    `RELEASE unit`,
 		rollbackTo: `ROLLBACK TO unit`,
 
-		migrationsTableExists: `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`,
+		migrationsTableExists: d.migrationsTableExists,
 		migrationsCreate: `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version    INTEGER NOT NULL PRIMARY KEY,
 			name       TEXT    NOT NULL,
-			applied_at INTEGER NOT NULL)`,
+			applied_at BIGINT  NOT NULL)`,
 		migrationsVersion: `SELECT coalesce(max(version), 0) FROM schema_migrations`,
-		migrationsApplied: rebind(`SELECT count(*) FROM schema_migrations WHERE version = ?`),
-		migrationsRecord:  rebind(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
+		migrationsApplied: d.rebind(`SELECT count(*) FROM schema_migrations WHERE version = ?`),
+		migrationsRecord:  d.rebind(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
 
-		msg:     newMessageSQL(rebind),
-		accept:  newAcceptSQL(rebind),
-		claim:   newClaimSQL(rebind),
-		receipt: newReceiptSQL(rebind),
-		audit:   newAuditSQL(rebind),
+		msg:     newMessageSQL(d),
+		accept:  newAcceptSQL(d),
+		claim:   newClaimSQL(d),
+		receipt: newReceiptSQL(d),
+		audit:   newAuditSQL(d),
 	}
 }

@@ -15,7 +15,7 @@ import (
 // attempt of a sending message last), read from one snapshot of the read pool, or
 // engine.ErrNotFound. It never loads the payload.
 func (s *Store) Message(ctx context.Context, id string) (*engine.Message, error) {
-	tx, err := s.rdb.BeginTxx(ctx, nil)
+	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: read message: %w", err)
 	}
@@ -66,7 +66,7 @@ type dispatchCount struct {
 // notBefore), the due messages larger than maxBytes, and a count for every dispatch state
 // (zero included).
 func (s *Store) StatsFor(ctx context.Context, now time.Time, maxBytes int64) (engine.Stats, error) {
-	tx, err := s.rdb.BeginTxx(ctx, nil)
+	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return engine.Stats{}, fmt.Errorf("store: stats: %w", err)
 	}

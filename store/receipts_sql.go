@@ -12,17 +12,17 @@ type receiptSQL struct {
 	markApplied    string
 }
 
-func newReceiptSQL(rebind func(string) string) receiptSQL {
+func newReceiptSQL(d *dialect) receiptSQL {
 	return receiptSQL{
-		providerReport: rebind(`SELECT provider, report FROM messages WHERE id = ?`),
-		match:          rebind(`SELECT id, report FROM messages WHERE provider = ? AND provider_ref = ?`),
-		applyReport: rebind(`UPDATE messages SET report = ?, reported_at = ?, updated_at = ?
+		providerReport: d.rebind(`SELECT provider, report FROM messages WHERE id = ?`),
+		match:          d.rebind(`SELECT id, report FROM messages WHERE provider = ? AND provider_ref = ?`),
+		applyReport: d.rebind(`UPDATE messages SET report = ?, reported_at = ?, updated_at = ?
 			WHERE id = ?`),
-		keep: rebind(`INSERT INTO receipts (provider, provider_ref, report, code, received_at)
+		keep: d.rebind(`INSERT INTO receipts (provider, provider_ref, report, code, received_at)
 			VALUES (?, ?, ?, ?, ?)`),
-		pending: rebind(`SELECT report, code, received_at FROM receipts
+		pending: d.rebind(`SELECT report, code, received_at FROM receipts
 			WHERE provider = ? AND provider_ref = ? AND applied = 0 ORDER BY id`),
-		markApplied: rebind(`UPDATE receipts SET applied = 1, applied_at = ?
+		markApplied: d.rebind(`UPDATE receipts SET applied = 1, applied_at = ?
 			WHERE provider = ? AND provider_ref = ? AND applied = 0`),
 	}
 }

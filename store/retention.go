@@ -13,7 +13,7 @@ import (
 // cutoff would erase in all: for records, the final messages whose final time is at or before
 // cutoff, whether or not their payload is gone yet.
 func (s *Store) CountErasable(ctx context.Context, kind engine.EraseKind, cutoff time.Time) (int64, error) {
-	q := newRetentionSQL(s.rdb.Rebind)
+	q := newRetentionSQL(s.d)
 	c := ms(cutoff)
 	var stmts []string
 	switch kind {
@@ -32,7 +32,7 @@ func (s *Store) CountErasable(ctx context.Context, kind engine.EraseKind, cutoff
 	default:
 		return 0, fmt.Errorf("store: count erasable: unknown kind %q", kind)
 	}
-	tx, err := s.rdb.BeginTxx(ctx, nil)
+	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("store: count erasable %s: %w", kind, err)
 	}
@@ -69,7 +69,7 @@ func (s *Store) EraseBatch(ctx context.Context, b engine.EraseBatch) (engine.Era
 	if b.At.IsZero() {
 		b.At = s.clock.Now()
 	}
-	o := &eraseOp{q: newRetentionSQL(s.wdb.Rebind), b: b}
+	o := &eraseOp{q: newRetentionSQL(s.d), b: b}
 	if err := s.submit(ctx, o); err != nil {
 		return engine.EraseResult{}, err
 	}

@@ -40,40 +40,40 @@ type retentionSQL struct {
 	inboxRecordsCount  string
 }
 
-func newRetentionSQL(rebind func(string) string) retentionSQL {
+func newRetentionSQL(d *dialect) retentionSQL {
 	return retentionSQL{
-		payloadSelect: rebind(`SELECT seq ` + payloadCandidates + ` ORDER BY final_at LIMIT ?`),
+		payloadSelect: d.rebind(`SELECT seq ` + payloadCandidates + ` ORDER BY final_at LIMIT ?`),
 		payloadDelete: `DELETE FROM payloads WHERE message_seq IN (?)`,
 		payloadMark: `UPDATE messages SET payload_erased_at = ?
 			WHERE payload_erased_at IS NULL AND dispatch IN ` + finalStates + ` AND seq IN (?)`,
-		payloadCount: rebind(`SELECT count(*) ` + payloadCandidates),
+		payloadCount: d.rebind(`SELECT count(*) ` + payloadCandidates),
 
-		erasedSelect: rebind(`SELECT seq ` + erasedCandidates + ` ORDER BY final_at LIMIT ?`),
-		erasedCount:  rebind(`SELECT count(*) ` + erasedCandidates),
+		erasedSelect: d.rebind(`SELECT seq ` + erasedCandidates + ` ORDER BY final_at LIMIT ?`),
+		erasedCount:  d.rebind(`SELECT count(*) ` + erasedCandidates),
 		// Attempts and any payload left go with the record (ON DELETE CASCADE).
 		recordsDelete: `DELETE FROM messages WHERE dispatch IN ` + finalStates + ` AND seq IN (?)`,
 
 		// The key stays: a replay finds the record and answers 410. The answer and the request
 		// hash (a digest of the submission, recipient included) go.
-		receiptsErase: rebind(`UPDATE idempotency SET response = NULL, request_hash = ?, erased_at = ?
+		receiptsErase: d.rebind(`UPDATE idempotency SET response = NULL, request_hash = ?, erased_at = ?
 			WHERE erased_at IS NULL AND (issuer, subject, key) IN
 			(SELECT issuer, subject, key ` + receiptCandidates + ` ORDER BY created_at LIMIT ?)`),
-		receiptsCount: rebind(`SELECT count(*) ` + receiptCandidates),
+		receiptsCount: d.rebind(`SELECT count(*) ` + receiptCandidates),
 
 		// Kept receipts arrive in id order, so the oldest are first.
-		providerReceiptsDelete: rebind(`DELETE FROM receipts WHERE id IN
+		providerReceiptsDelete: d.rebind(`DELETE FROM receipts WHERE id IN
 			(SELECT id FROM receipts WHERE received_at <= ? ORDER BY id LIMIT ?)`),
-		providerReceiptsCount: rebind(`SELECT count(*) FROM receipts WHERE received_at <= ?`),
+		providerReceiptsCount: d.rebind(`SELECT count(*) FROM receipts WHERE received_at <= ?`),
 
-		inboxPayloadsErase: rebind(`UPDATE peer_inbox SET payload = NULL, payload_erased_at = ?
+		inboxPayloadsErase: d.rebind(`UPDATE peer_inbox SET payload = NULL, payload_erased_at = ?
 			WHERE id IN (SELECT id FROM peer_inbox INDEXED BY peer_inbox_received
 			WHERE received_at <= ? AND payload_erased_at IS NULL ORDER BY received_at, id LIMIT ?)`),
-		inboxPayloadsCount: rebind(`SELECT count(*) FROM peer_inbox INDEXED BY peer_inbox_received
+		inboxPayloadsCount: d.rebind(`SELECT count(*) FROM peer_inbox INDEXED BY peer_inbox_received
 			WHERE received_at <= ? AND payload_erased_at IS NULL`),
-		inboxRecordsDelete: rebind(`DELETE FROM peer_inbox WHERE id IN
+		inboxRecordsDelete: d.rebind(`DELETE FROM peer_inbox WHERE id IN
 			(SELECT id FROM peer_inbox INDEXED BY peer_inbox_received
 			WHERE received_at <= ? ORDER BY received_at, id LIMIT ?)`),
-		inboxRecordsCount: rebind(`SELECT count(*) FROM peer_inbox INDEXED BY peer_inbox_received
+		inboxRecordsCount: d.rebind(`SELECT count(*) FROM peer_inbox INDEXED BY peer_inbox_received
 			WHERE received_at <= ?`),
 	}
 }

@@ -17,17 +17,20 @@ import (
 	"switchboard/engine"
 )
 
-// Store is the durable store over SQLite. It implements engine.Store; every method is safe for
-// concurrent use. Writes go through one writer goroutine that groups concurrent requests into
-// shared transactions (group commit); reads use a separate pool of query-only connections.
+// Store is the durable store over SQLite or PostgreSQL. It implements engine.Store; every method
+// is safe for concurrent use. Writes go through one writer goroutine that groups concurrent
+// requests into shared transactions (group commit); reads use a separate pool of connections.
+// On PostgreSQL any number of Stores (one per process) share one database: claims skip the rows
+// another instance locked, and each instance writes its own audit chain.
 type Store struct {
 	cfg     Config
 	log     *slog.Logger
 	clock   engine.Clock
+	d       *dialect
 	q       *queries
 	wdb     *sqlx.DB // one connection, used by Open and then only by the writer
 	rdb     *sqlx.DB // the read pool
-	cdb     *sqlx.DB // the checkpointer's connection
+	cdb     *sqlx.DB // the checkpointer's connection (SQLite only)
 	version int      // the schema version this binary expects
 
 	// Owned by the writer goroutine after Open.
@@ -51,27 +54,38 @@ type Store struct {
 	closeErr         error
 }
 
-// Open opens the database at cfg.Path, confirms WAL, applies the embedded migrations when
-// cfg.Migrate is set, and starts the group-commit writer. Without cfg.Migrate it refuses a
-// database that does not exist or is not at the latest schema version (ErrNotMigrated), so
-// that a command line tool never works on a half-built schema. In a binary built without cgo
-// it returns ErrCgoDisabled. The caller must Close the Store.
+// Open opens the database (the SQLite file at cfg.Path, confirming WAL, or the PostgreSQL
+// database at cfg.URL), applies the embedded migrations of its dialect when cfg.Migrate is set,
+// and starts the group-commit writer. Without cfg.Migrate it refuses a database that does not
+// exist or is not at the latest schema version (ErrNotMigrated), so that a command line tool
+// never works on a half-built schema. For sqlite in a binary built without cgo it returns
+// ErrCgoDisabled. The caller must Close the Store.
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, err
 	}
-	list, err := loadMigrations(sqliteMigrations, "migrations/sqlite")
+	d, fsys, dir := sqliteDialect(), sqliteMigrations, "migrations/sqlite"
+	if cfg.Driver == "postgres" {
+		d, fsys, dir = postgresDialect(), postgresMigrations, "migrations/postgres"
+	}
+	list, err := loadMigrations(fsys, dir)
 	if err != nil {
 		return nil, err
+	}
+	writerID := cfg.WriterID
+	if writerID == "" {
+		writerID = rand.Text()
 	}
 	s := &Store{
 		cfg:        cfg,
 		log:        cfg.Logger,
 		clock:      cfg.Clock,
+		d:          d,
+		q:          newQueries(d),
 		version:    len(list),
 		stmts:      make(map[string]*sqlx.Stmt),
-		writerID:   rand.Text(),
+		writerID:   writerID,
 		mac:        newMAC(cfg.AuditKey),
 		startedAt:  ms(cfg.Clock.Now()),
 		requests:   make(chan *request, maxBatch),
@@ -81,17 +95,26 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		checkpointPoke:   make(chan struct{}, 1),
 		checkpointerDone: make(chan struct{}),
 	}
-	if err := s.openDatabases(ctx, list); err != nil {
+	open := s.openSQLite
+	if cfg.Driver == "postgres" {
+		open = s.openPostgres
+	}
+	if err := open(ctx, list); err != nil {
 		s.closeDatabases()
 		return nil, err
 	}
 	go s.runWriter()
-	go s.runCheckpointer()
+	if s.cdb != nil {
+		go s.runCheckpointer()
+	} else {
+		close(s.checkpointerDone)
+	}
 	return s, nil
 }
 
-// openDatabases opens the write connection and the read pool and checks the schema.
-func (s *Store) openDatabases(ctx context.Context, list []migration) error {
+// openSQLite opens the write connection, the read pool and the checkpointer's connection of
+// the SQLite file and checks the schema.
+func (s *Store) openSQLite(ctx context.Context, list []migration) error {
 	wdb, err := sqlx.Open("sqlite3", s.cfg.writeDSN(s.cfg.Migrate))
 	if err != nil {
 		return fmt.Errorf("store: open %s: %w", s.cfg.Path, err)
@@ -115,7 +138,6 @@ func (s *Store) openDatabases(ctx context.Context, list []migration) error {
 	if !strings.EqualFold(mode, "wal") {
 		return fmt.Errorf("store: %s is in journal mode %q, not WAL (is it on a file system without shared memory?)", s.cfg.Path, mode)
 	}
-	s.q = newSQLiteQueries(wdb.Rebind)
 	if s.cfg.Migrate {
 		if err := migrate(ctx, wdb, s.q, list, s.clock.Now()); err != nil {
 			return err

@@ -72,7 +72,7 @@ type headRow struct {
 // BreakKind), checked against Config.AuditKey. The error is for failures to read, not for
 // broken chains.
 func (s *Store) VerifyAudit(ctx context.Context) (AuditReport, error) {
-	tx, err := s.rdb.BeginTxx(ctx, nil)
+	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return AuditReport{}, fmt.Errorf("store: verify audit: %w", err)
 	}

@@ -20,6 +20,10 @@ import (
 // maxBatch bounds how many requests share one transaction.
 const maxBatch = 256
 
+// maxBatchRetries bounds how often a batch that the database aborted (a deadlock or a
+// serialization failure between instances) runs again before its callers get the error.
+const maxBatchRetries = 3
+
 // op is one request to the writer.
 type op interface {
 	// apply does the op's writes inside the batch transaction and returns the op's own error
@@ -149,6 +153,16 @@ func (s *Store) runBatch(reqs []*request) {
 	b.fast = true
 	s.applyAll(b, reqs, errs)
 	err = b.finish()
+	for retry := 0; retry < maxBatchRetries && s.d.retryable(err); retry++ {
+		// Another instance's transaction deadlocked with this one (PostgreSQL): nothing was
+		// written, so run the same requests again.
+		s.log.Debug("store: batch aborted by the database; running it again", "err", err)
+		if b, err = s.begin(); err == nil {
+			b.fast = true
+			s.applyAll(b, reqs, errs)
+			err = b.finish()
+		}
+	}
 	if errors.Is(err, errSlowPath) {
 		// An acceptance failed unexpectedly on the fast path: everything was rolled back, so
 		// run the same requests again with a savepoint for each acceptance.

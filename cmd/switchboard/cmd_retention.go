@@ -97,6 +97,10 @@ func (a *app) eraseExpiredCommand() *cobra.Command {
 				if apply && rep.Total() > 0 && !a.json() {
 					a.printRetention(rep, true)
 				}
+				if errors.Is(err, engine.ErrSweepBusy) {
+					// Another instance on the shared database is sweeping: nothing was erased.
+					return environment("retention.busy", "retention", err)
+				}
 				return refusal(err, "retention")
 			}
 			if a.json() {

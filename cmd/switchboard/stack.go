@@ -56,12 +56,17 @@ func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log
 		return nil, nil, refused("runtime.invalid", rt.Path, err.Error())
 	}
 	st, err := store.Open(ctx, store.Config{
-		Driver: rt.Database.Driver, Path: rt.Database.Path, Synchronous: rt.Database.Synchronous,
+		Driver: rt.Database.Driver, Path: rt.Database.Path, URL: string(rt.Database.URL.Value()),
+		Synchronous: rt.Database.Synchronous,
 		AuditKey: chainKey, Clock: clock, Migrate: migrate, Logger: log,
 		MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes,
 	})
 	if err != nil {
-		return nil, nil, environment("database.unreachable", rt.Database.Path, err)
+		where := rt.Database.Path
+		if rt.Database.Driver == "postgres" {
+			where = rt.Database.URL.Ref() // the reference, never the URL: it may hold a password
+		}
+		return nil, nil, environment("database.unreachable", where, err)
 	}
 	return st, pseudoKey, nil
 }

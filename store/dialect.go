@@ -1,0 +1,96 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jmoiron/sqlx"
+)
+
+// dialect is what differs between the two databases the store runs on. Statements are written
+// once, for SQLite, with ? placeholders; rebind turns one into the dialect's text, and the few
+// statements whose meaning differs take their dialect's part from here.
+type dialect struct {
+	// name is "sqlite" or "postgres".
+	name string
+	// bind is sqlx's placeholder style of the driver.
+	bind int
+	// strip removes the SQLite-only index hints (INDEXED BY) on PostgreSQL, whose planner
+	// picks the partial queue indexes by itself once it has statistics.
+	strip *regexp.Regexp
+	// lockDue ends the due select of a claim. PostgreSQL: FOR UPDATE SKIP LOCKED, so that
+	// instances sharing one database claim disjoint pages without waiting on each other.
+	lockDue string
+	// recipientOfBody is the SQL expression of a payload's recipient (payloads.body is the JSON
+	// of engine.Payload).
+	recipientOfBody string
+	// dailyRead reads an access profile's daily count. PostgreSQL creates the row and locks it
+	// until the batch commits, so that the limit holds across instances.
+	dailyRead string
+	// serializeInbox, when set, runs before an inbox entry draws its id: it serializes inbox
+	// writers across instances so that ids sort in commit order.
+	serializeInbox string
+	// inboxLastID reads the greatest inbox id (PostgreSQL only, under serializeInbox).
+	inboxLastID string
+	// migrationsTableExists counts schema_migrations tables visible to the connection.
+	migrationsTableExists string
+}
+
+// indexedBy matches an index hint and the space before it.
+var indexedBy = regexp.MustCompile(`\s+INDEXED BY \w+`)
+
+// sqliteDialect is the embedded default.
+func sqliteDialect() *dialect {
+	return &dialect{
+		name:                  "sqlite",
+		bind:                  sqlx.QUESTION,
+		recipientOfBody:       `json_extract(CAST(p.body AS TEXT), '$.recipient')`,
+		dailyRead:             `SELECT count FROM profile_daily WHERE access_profile = ? AND day = ?`,
+		migrationsTableExists: `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`,
+	}
+}
+
+// inboxLockKey is the transaction-level advisory lock key that orders inbox writers on
+// PostgreSQL (an arbitrary constant: "sbinbox" in ASCII).
+const inboxLockKey = 0x7362696e626f78
+
+// postgresDialect is the scale-out engine.
+func postgresDialect() *dialect {
+	return &dialect{
+		name:            "postgres",
+		bind:            sqlx.DOLLAR,
+		strip:           indexedBy,
+		lockDue:         ` FOR UPDATE OF messages SKIP LOCKED`,
+		recipientOfBody: `(convert_from(p.body, 'UTF8')::jsonb ->> 'recipient')`,
+		dailyRead: `INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, 0)
+			ON CONFLICT (access_profile, day) DO UPDATE SET count = profile_daily.count
+			RETURNING count`,
+		serializeInbox:        fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, inboxLockKey),
+		inboxLastID:           `SELECT coalesce(max(id), '') FROM peer_inbox`,
+		migrationsTableExists: `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_migrations'`,
+	}
+}
+
+// rebind turns a statement written for SQLite into the dialect's text.
+func (d *dialect) rebind(query string) string {
+	if d.strip != nil {
+		query = d.strip.ReplaceAllString(query, "")
+	}
+	return sqlx.Rebind(d.bind, query)
+}
+
+// retryable reports whether err aborted a whole transaction for a reason that a second run
+// may not meet: a deadlock between instances or a serialization failure (PostgreSQL).
+func (d *dialect) retryable(err error) bool {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return false
+	}
+	switch pg.Code {
+	case "40001", "40P01": // serialization_failure, deadlock_detected
+		return true
+	}
+	return false
+}

@@ -1,0 +1,276 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"switchboard/engine"
+	"switchboard/engine/enginetest"
+	"switchboard/store"
+	"switchboard/store/pgtest"
+	"switchboard/store/storetest"
+)
+
+// openPostgres opens (and migrates) a store on url, closed when the test ends.
+func openPostgres(t *testing.T, url string, clock engine.Clock) *store.Store {
+	t.Helper()
+	s, err := store.Open(context.Background(), store.Config{Driver: "postgres", URL: url, AuditKey: testKey, Clock: clock, Migrate: true})
+	if err != nil {
+		t.Fatalf("Open(postgres): %v", err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// TestPostgres runs the conformance suite on PostgreSQL, each test in a schema of its own.
+func TestPostgres(t *testing.T) {
+	pgtest.Schema(t) // skips without a server
+	t.Parallel()
+	storetest.Exercise(t, func(t *testing.T, clock engine.Clock) engine.Store {
+		return openPostgres(t, pgtest.Schema(t), clock)
+	})
+}
+
+// instances opens n stores on one fresh schema, as n serve processes would, migrating at once.
+func instances(t *testing.T, n int, clock engine.Clock) []*store.Store {
+	t.Helper()
+	url := pgtest.Schema(t)
+	out := make([]*store.Store, n)
+	errs := make(chan error, n)
+	for i := range out {
+		go func() {
+			s, err := store.Open(context.Background(), store.Config{Driver: "postgres", URL: url, AuditKey: testKey, Clock: clock, Migrate: true})
+			if err == nil {
+				out[i] = s
+				t.Cleanup(func() { _ = s.Close() })
+			}
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatalf("Open instance: %v", err)
+		}
+	}
+	return out
+}
+
+// TestPostgresInstancesShareTheQueue claims from three instances at once until the queue is
+// empty: every message is claimed exactly once, and no instance waits for another's page.
+func TestPostgresInstancesShareTheQueue(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	clock := enginetest.NewFakeClock(now)
+	st := instances(t, 3, clock)
+	const total = 600
+	batch := make([]engine.Acceptance, 0, 50)
+	for i := range total {
+		batch = append(batch, acceptance(fmt.Sprintf("m%04d", i), now))
+		if len(batch) == cap(batch) {
+			for _, r := range st[i%3].Accept(context.Background(), batch) {
+				if r.Err != nil {
+					t.Fatalf("Accept: %v", r.Err)
+				}
+			}
+			batch = batch[:0]
+		}
+	}
+	var mu sync.Mutex
+	claimed := map[string]int{}
+	var wg sync.WaitGroup
+	for _, s := range st {
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for {
+					page, err := s.ClaimPage(context.Background(), now, engine.PageLimits{MaxEntries: 7, MaxBytes: 1 << 20}, time.Minute)
+					if err != nil {
+						t.Errorf("ClaimPage: %v", err)
+						return
+					}
+					if len(page.Claims) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, c := range page.Claims {
+						claimed[c.Message.ID]++
+					}
+					mu.Unlock()
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if len(claimed) != total {
+		t.Fatalf("claimed %d distinct messages, want %d", len(claimed), total)
+	}
+	for id, n := range claimed {
+		if n != 1 {
+			t.Errorf("message %s claimed %d times", id, n)
+		}
+	}
+}
+
+// TestPostgresDailyLimitAcrossInstances accepts from two instances at once under one access
+// profile's daily limit: exactly the limit is accepted in all.
+func TestPostgresDailyLimitAcrossInstances(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	st := instances(t, 2, enginetest.NewFakeClock(now))
+	const limit, each = 40, 60
+	var accepted, refused atomic.Int64
+	var wg sync.WaitGroup
+	for i, s := range st {
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for j := range each / 4 {
+					a := acceptance(fmt.Sprintf("i%d-g%d-%d", i, g, j), now)
+					a.DailyLimit = limit
+					switch r := s.Accept(context.Background(), []engine.Acceptance{a})[0]; {
+					case r.Err == nil:
+						accepted.Add(1)
+					case errors.Is(r.Err, engine.ErrQuotaExceeded):
+						refused.Add(1)
+					default:
+						t.Errorf("Accept: %v", r.Err)
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if accepted.Load() != limit || refused.Load() != 2*each-limit {
+		t.Fatalf("accepted %d, refused %d; want %d and %d", accepted.Load(), refused.Load(), limit, 2*each-limit)
+	}
+}
+
+// TestPostgresOneKeyAcrossInstances submits one idempotency key to two instances at once: one
+// message, and both callers get its answer.
+func TestPostgresOneKeyAcrossInstances(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	st := instances(t, 2, enginetest.NewFakeClock(now))
+	for round := range 20 {
+		ids := make([]string, 2)
+		var wg sync.WaitGroup
+		for i, s := range st {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				a := acceptance(fmt.Sprintf("r%d-i%d", round, i), now)
+				a.Idempotency.Key = fmt.Sprint("shared-", round)
+				a.Idempotency.RequestHash = []byte("same request")
+				a.Idempotency.Response = []byte(`{"id":"` + a.Message.ID + `"}`)
+				r := s.Accept(context.Background(), []engine.Acceptance{a})[0]
+				if r.Err != nil {
+					t.Errorf("Accept: %v", r.Err)
+					return
+				}
+				ids[i] = string(r.Response)
+			}()
+		}
+		wg.Wait()
+		if ids[0] != ids[1] {
+			t.Fatalf("round %d: the two instances answered %s and %s", round, ids[0], ids[1])
+		}
+	}
+	n, err := st[0].CountMessages(context.Background(), engine.MessageQuery{})
+	if err != nil || n != 20 {
+		t.Fatalf("CountMessages = %d, %v; want 20", n, err)
+	}
+}
+
+// TestPostgresAuditChainsPerInstance: each instance writes its own chain, and verifying from
+// any instance walks them all.
+func TestPostgresAuditChainsPerInstance(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	st := instances(t, 3, enginetest.NewFakeClock(now))
+	for i, s := range st {
+		mustAccept(t, s, fmt.Sprint("audit-", i), now)
+	}
+	rep, err := st[0].VerifyAudit(context.Background())
+	if err != nil || !rep.OK() || rep.Writers != 3 || rep.Records != 3 {
+		t.Fatalf("VerifyAudit = %+v, %v; want 3 chains of one record, all holding", rep, err)
+	}
+}
+
+// TestPostgresSweepLock: one retention sweep at a time across instances.
+func TestPostgresSweepLock(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	st := instances(t, 2, engine.SystemClock{})
+	ctx := context.Background()
+	release, ok, err := st[0].LockSweep(ctx)
+	if err != nil || !ok {
+		t.Fatalf("first LockSweep = %v, %v", ok, err)
+	}
+	if _, ok, err := st[1].LockSweep(ctx); err != nil || ok {
+		t.Fatalf("LockSweep while another instance sweeps = %v, %v; want false", ok, err)
+	}
+	release()
+	release2, ok, err := st[1].LockSweep(ctx)
+	if err != nil || !ok {
+		t.Fatalf("LockSweep after release = %v, %v", ok, err)
+	}
+	release2()
+}
+
+// TestPostgresInboxAcrossInstances puts entries from two instances at once: a reader paging by
+// cursor sees every entry once, in increasing id order.
+func TestPostgresInboxAcrossInstances(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	st := instances(t, 2, enginetest.NewFakeClock(now))
+	var wg sync.WaitGroup
+	for i, s := range st {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range 50 {
+				_, err := s.PutInbox(context.Background(), engine.InboxEntry{From: "peer", Protocol: "/p/1",
+					MessageID: fmt.Sprintf("i%d-%d", i, j), ReceivedAt: now, Payload: []byte("x"),
+					Respond: func(id string) []byte { return []byte(id) }})
+				if err != nil {
+					t.Errorf("PutInbox: %v", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	after := ""
+	for {
+		page, next, err := st[0].ListInbox(context.Background(), after, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, e := range page {
+			if e.ID <= after || seen[e.ID] {
+				t.Fatalf("entry %s out of order after %s", e.ID, after)
+			}
+			seen[e.ID] = true
+			after = e.ID
+		}
+		after = next
+	}
+	if len(seen) != 100 {
+		t.Fatalf("listed %d entries, want 100", len(seen))
+	}
+}
