@@ -58,7 +58,7 @@ func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log
 	st, err := store.Open(ctx, store.Config{
 		Driver: rt.Database.Driver, Path: rt.Database.Path, URL: string(rt.Database.URL.Value()),
 		Synchronous: rt.Database.Synchronous,
-		AuditKey: chainKey, Clock: clock, Migrate: migrate, Logger: log,
+		AuditKey:    chainKey, Clock: clock, Migrate: migrate, Logger: log,
 		MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes,
 	})
 	if err != nil {
