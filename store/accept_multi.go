@@ -189,13 +189,13 @@ func (b *batch) auditMany(fresh []pendingAccept) error {
 	chain := b.chain
 	for _, p := range fresh {
 		e := p.it.audit
-		r := auditRecord{writer: b.s.writerID, seq: chain.seq + 1, at: ms(e.At), event: e.Event,
+		r := auditRecord{writer: b.w.id, seq: chain.seq + 1, at: ms(e.At), event: e.Event,
 			actor: e.Actor, messageID: e.MessageID, outcome: e.Outcome}
 		prev := chain.mac
 		if prev == nil {
 			prev = []byte{}
 		}
-		mac := recordMAC(b.s.mac, prev, &r)
+		mac := recordMAC(b.w.mac, prev, &r)
 		rows = append(rows, []any{r.writer, r.seq, r.at, r.event, r.actor, r.messageID, r.outcome, prev, mac})
 		chain = chainState{seq: r.seq, mac: mac}
 	}
@@ -211,13 +211,13 @@ func (b *batch) auditMany(fresh []pendingAccept) error {
 func (b *batch) insertChunks(head string, cols int, tail string, rows [][]any, each func(scan func(...any) error) error) error {
 	at := 0
 	for _, n := range splitRows(len(rows)) {
-		query := b.s.d.rebind(multiRow(head, cols, n, tail))
+		query := multiRow(head, cols, n, tail) // rebound once, when first prepared
 		args := make([]any, 0, n*cols)
 		for _, r := range rows[at : at+n] {
 			args = append(args, r...)
 		}
 		at += n
-		st, err := b.s.stmt(b.ctx, query)
+		st, err := b.w.stmt(b.ctx, query)
 		if err != nil {
 			return err
 		}

@@ -123,7 +123,7 @@ func appendJSONString(buf []byte, s string) []byte {
 // memory only; a unit or batch that rolls back puts it back (see batch.unit and batch.finish).
 func (b *batch) audit(e engine.AuditEntry) error {
 	r := auditRecord{
-		writer:    b.s.writerID,
+		writer:    b.w.id,
 		seq:       b.chain.seq + 1,
 		at:        ms(e.At),
 		event:     e.Event,
@@ -138,7 +138,7 @@ func (b *batch) audit(e engine.AuditEntry) error {
 	if prev == nil {
 		prev = []byte{}
 	}
-	mac := recordMAC(b.s.mac, prev, &r)
+	mac := recordMAC(b.w.mac, prev, &r)
 	if err := b.execCached(b.s.q.audit.insert, r.writer, r.seq, r.at, r.event, r.actor,
 		r.messageID, r.outcome, prev, mac); err != nil {
 		return fmt.Errorf("store: write audit record: %w", err)
@@ -149,11 +149,11 @@ func (b *batch) audit(e engine.AuditEntry) error {
 
 // flushAuditHead stores the chain head when the batch advanced the chain.
 func (b *batch) flushAuditHead() error {
-	if b.chain.seq == b.s.chain.seq {
+	if b.chain.seq == b.w.chain.seq {
 		return nil
 	}
-	head := headMAC(b.s.mac, b.s.writerID, b.s.startedAt, b.chain.seq, b.chain.mac)
-	if err := b.execCached(b.s.q.audit.headUpsert, b.s.writerID, b.s.startedAt, b.chain.seq,
+	head := headMAC(b.w.mac, b.w.id, b.s.startedAt, b.chain.seq, b.chain.mac)
+	if err := b.execCached(b.s.q.audit.headUpsert, b.w.id, b.s.startedAt, b.chain.seq,
 		b.chain.mac, head); err != nil {
 		return fmt.Errorf("store: write audit head: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 // batch is one group-commit transaction, owned by the writer goroutine.
 type batch struct {
 	s      *Store
+	w      *writer // the writer running the batch
 	ctx    context.Context
 	now    time.Time  // the clock when the batch began, for defaults
 	chain  chainState // the audit chain as this batch advances it
@@ -36,9 +37,10 @@ type dailyCount struct {
 	read        bool // stored was read from the database (and, on PostgreSQL, the row locked)
 }
 
-// begin opens a batch transaction on the write connection.
-func (s *Store) begin() (*batch, error) {
-	b := &batch{s: s, ctx: context.Background(), now: s.clock.Now(), chain: s.chain}
+// begin opens a batch transaction on the writer's connection.
+func (w *writer) begin() (*batch, error) {
+	s := w.s
+	b := &batch{s: s, w: w, ctx: context.Background(), now: s.clock.Now(), chain: w.chain}
 	if err := b.execCached(s.q.begin); err != nil {
 		return nil, fmt.Errorf("store: begin batch: %w", err)
 	}
@@ -67,22 +69,25 @@ func (b *batch) finish() error {
 		}
 		return err
 	}
-	b.s.chain = b.chain
-	b.s.committed()
+	b.w.chain = b.chain
+	if b.s.cdb != nil {
+		b.s.committed()
+	}
 	return nil
 }
 
-// stmt returns the writer's prepared statement for query, preparing it on first use. Only
-// the writer goroutine calls it, so the cache needs no lock.
-func (s *Store) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
-	if st, ok := s.stmts[query]; ok {
+// stmt returns the writer's prepared statement for query, rebinding and preparing it on first
+// use (rebinding a statement that was already rebound changes nothing). Only the writer's
+// goroutine calls it, so the cache needs no lock.
+func (w *writer) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	if st, ok := w.stmts[query]; ok {
 		return st, nil
 	}
-	st, err := s.wconn.PreparexContext(ctx, query)
+	st, err := w.conn.PreparexContext(ctx, w.s.d.rebind(query))
 	if err != nil {
 		return nil, err
 	}
-	s.stmts[query] = st
+	w.stmts[query] = st
 	return st, nil
 }
 
@@ -94,7 +99,7 @@ func (b *batch) execCached(query string, args ...any) error {
 
 // execN runs a fixed statement and returns how many rows it changed.
 func (b *batch) execN(query string, args ...any) (int64, error) {
-	st, err := b.s.stmt(b.ctx, query)
+	st, err := b.w.stmt(b.ctx, query)
 	if err != nil {
 		return 0, err
 	}
@@ -114,7 +119,7 @@ func (b *batch) insert(query string, args ...any) (int64, error) {
 
 // get reads one row of a fixed statement into dest.
 func (b *batch) get(dest any, query string, args ...any) error {
-	st, err := b.s.stmt(b.ctx, query)
+	st, err := b.w.stmt(b.ctx, query)
 	if err != nil {
 		return err
 	}
@@ -123,7 +128,7 @@ func (b *batch) get(dest any, query string, args ...any) error {
 
 // selectRows reads the rows of a fixed statement into dest, a pointer to a slice.
 func (b *batch) selectRows(dest any, query string, args ...any) error {
-	st, err := b.s.stmt(b.ctx, query)
+	st, err := b.w.stmt(b.ctx, query)
 	if err != nil {
 		return err
 	}
@@ -137,7 +142,7 @@ func (b *batch) execIn(query string, args ...any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	res, err := b.s.wconn.ExecContext(b.ctx, b.s.d.rebind(q), a...)
+	res, err := b.w.conn.ExecContext(b.ctx, b.s.d.rebind(q), a...)
 	if err != nil {
 		return 0, err
 	}
@@ -150,7 +155,7 @@ func (b *batch) selectIn(dest any, query string, args ...any) error {
 	if err != nil {
 		return err
 	}
-	return b.s.wconn.SelectContext(b.ctx, dest, b.s.d.rebind(q), a...)
+	return b.w.conn.SelectContext(b.ctx, dest, b.s.d.rebind(q), a...)
 }
 
 // dailyCount returns the acceptances counted so far for k. With read, the stored count is read on

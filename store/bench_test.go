@@ -14,6 +14,7 @@ import (
 
 	"switchboard/engine"
 	"switchboard/store"
+	"switchboard/store/pgtest"
 )
 
 // Run with:
@@ -23,12 +24,25 @@ import (
 // On a shared machine, cpu-µs per operation (the process's CPU time over the timed part)
 // moves less than the rate does.
 
-// benchStore opens a store on a real file with synchronous=NORMAL.
-func benchStore(b *testing.B) *store.Store {
+// benchEngines runs bench on SQLite and, when SWITCHBOARD_TEST_POSTGRES_URL is set, on
+// PostgreSQL, as sub-benchmarks named by the driver.
+func benchEngines(b *testing.B, bench func(b *testing.B, s *store.Store)) {
+	for _, driver := range []string{"sqlite", "postgres"} {
+		b.Run(driver, func(b *testing.B) { bench(b, benchStore(b, driver)) })
+	}
+}
+
+// benchStore opens a store: SQLite on a real file with synchronous=NORMAL, or PostgreSQL in a
+// schema of its own (skipping without a server).
+func benchStore(b *testing.B, driver string) *store.Store {
 	b.Helper()
-	s, err := store.Open(context.Background(), store.Config{
-		Path: filepath.Join(b.TempDir(), "bench.db"), Synchronous: "NORMAL", AuditKey: testKey, Migrate: true,
-	})
+	cfg := store.Config{Driver: driver, AuditKey: testKey, Migrate: true}
+	if driver == "postgres" {
+		cfg.URL = pgtest.Schema(b)
+	} else {
+		cfg.Path, cfg.Synchronous = filepath.Join(b.TempDir(), "bench.db"), "NORMAL"
+	}
+	s, err := store.Open(context.Background(), cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -54,8 +68,9 @@ func benchAcceptance(b *testing.B, now time.Time) engine.Acceptance {
 
 // BenchmarkAccept measures acceptances per second with 32 concurrent callers, each accepting
 // one message at a time, as HTTP handlers do.
-func BenchmarkAccept(b *testing.B) {
-	s := benchStore(b)
+func BenchmarkAccept(b *testing.B) { benchEngines(b, benchAccept) }
+
+func benchAccept(b *testing.B, s *store.Store) {
 	now := time.Now().UTC()
 	procs := runtime.GOMAXPROCS(0)
 	b.SetParallelism((32 + procs - 1) / procs)
@@ -80,8 +95,9 @@ func BenchmarkAccept(b *testing.B) {
 
 // BenchmarkClaimFinish measures messages per second through ClaimPage (pages of 100) and
 // Finish, with 8 workers finishing each page's claims concurrently.
-func BenchmarkClaimFinish(b *testing.B) {
-	s := benchStore(b)
+func BenchmarkClaimFinish(b *testing.B) { benchEngines(b, benchClaimFinish) }
+
+func benchClaimFinish(b *testing.B, s *store.Store) {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	for left := b.N; left > 0; {

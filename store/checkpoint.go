@@ -33,7 +33,7 @@ func (s *Store) openCheckpointer(ctx context.Context) error {
 	if err := cdb.PingContext(ctx); err != nil {
 		return fmt.Errorf("store: open checkpointer: %w", err)
 	}
-	if _, err := s.wconn.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
+	if _, err := s.writers[0].conn.ExecContext(ctx, `PRAGMA wal_autocheckpoint = 0`); err != nil {
 		return fmt.Errorf("store: turn off automatic checkpoints: %w", err)
 	}
 	return nil

@@ -45,13 +45,19 @@ type Config struct {
 	BusyTimeout time.Duration
 	// ReadConnections bounds the read pool (Message, Stats, LapsedLeases, VerifyAudit). 0 means 4.
 	ReadConnections int
-	// WriterID names this instance's audit chain. "" means a fresh random id per Open, so
-	// that every process (and every run of a command) writes its own chain.
+	// WriterID names the audit chain of this instance's first writer. "" means a fresh random
+	// id per Open, so that every process (and every run of a command) writes its own chain.
 	WriterID string
+	// Writers is how many group-commit writers (each one connection, one transaction at a time
+	// and its own audit chain) a PostgreSQL store runs. 0 means 2. SQLite has exactly one.
+	Writers int
 }
 
 // DefaultMaxPayloadBytes is the page byte budget Stats assumes when Config.MaxPayloadBytes is 0.
 const DefaultMaxPayloadBytes int64 = 10 << 20
+
+// DefaultPostgresWriters is how many writers a PostgreSQL store runs when Config.Writers is 0.
+const DefaultPostgresWriters = 2
 
 // minAuditKeyBytes is the shortest audit key Open accepts.
 const minAuditKeyBytes = 16
@@ -79,6 +85,9 @@ func (cfg Config) withDefaults() (Config, error) {
 			return cfg, fmt.Errorf("store: synchronous %q is not NORMAL or FULL", cfg.Synchronous)
 		}
 	case "postgres":
+		if cfg.Writers <= 0 {
+			cfg.Writers = DefaultPostgresWriters
+		}
 		if strings.TrimSpace(cfg.URL) == "" {
 			return cfg, errors.New("store: the postgres driver needs a connection URL")
 		}

@@ -52,7 +52,7 @@ func (o *cancelOp) apply(b *batch) error {
 		if err := b.audit(o.audit); err != nil {
 			return fmt.Errorf("store: cancel %s: %w", o.id, err)
 		}
-		o.msg, err = readMessage(b.ctx, b.s.wconn, &b.s.q.msg, o.id)
+		o.msg, err = readMessage(b.ctx, b.w.conn, &b.s.q.msg, o.id)
 		return err
 	})
 }

@@ -35,9 +35,9 @@ func (s *Store) openPostgres(ctx context.Context, list []migration) error {
 		return fmt.Errorf("store: open postgres: %w", err)
 	}
 	s.wdb = wdb
-	// The writer needs one connection; Open borrows it for migrations before the writer does.
-	wdb.SetMaxOpenConns(1)
-	wdb.SetMaxIdleConns(1)
+	// One connection per writer; Open borrows one for migrations before the writers take them.
+	wdb.SetMaxOpenConns(s.cfg.Writers)
+	wdb.SetMaxIdleConns(s.cfg.Writers)
 	wdb.SetConnMaxLifetime(0)
 	wdb.SetConnMaxIdleTime(0)
 	if err := wdb.PingContext(ctx); err != nil {
@@ -66,12 +66,7 @@ func (s *Store) openPostgres(ctx context.Context, list []migration) error {
 	if err := rdb.PingContext(ctx); err != nil {
 		return fmt.Errorf("store: open postgres read pool: %w", err)
 	}
-	wconn, err := wdb.Connx(ctx)
-	if err != nil {
-		return fmt.Errorf("store: take write connection: %w", err)
-	}
-	s.wconn = wconn
-	return nil
+	return s.addWriters(ctx, s.cfg.Writers)
 }
 
 // migrateLocked applies the missing migrations while holding the migration lock, so that

@@ -2,10 +2,8 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
-	"hash"
 	"log/slog"
 	"strings"
 	"sync"
@@ -18,8 +16,9 @@ import (
 )
 
 // Store is the durable store over SQLite or PostgreSQL. It implements engine.Store; every method
-// is safe for concurrent use. Writes go through one writer goroutine that groups concurrent
-// requests into shared transactions (group commit); reads use a separate pool of connections.
+// is safe for concurrent use. Writes go through writer goroutines that group concurrent requests
+// into shared transactions (group commit): one on SQLite, Config.Writers on PostgreSQL, each
+// with its own connection and audit chain; reads use a separate pool of connections.
 // On PostgreSQL any number of Stores (one per process) share one database: claims skip the rows
 // another instance locked, and each instance writes its own audit chain.
 type Store struct {
@@ -28,18 +27,13 @@ type Store struct {
 	clock   engine.Clock
 	d       *dialect
 	q       *queries
-	wdb     *sqlx.DB // one connection, used by Open and then only by the writer
+	wdb     *sqlx.DB // the writers' connections, one each
 	rdb     *sqlx.DB // the read pool
 	cdb     *sqlx.DB // the checkpointer's connection (SQLite only)
 	version int      // the schema version this binary expects
 
-	// Owned by the writer goroutine after Open.
-	wconn           *sqlx.Conn
-	stmts           map[string]*sqlx.Stmt
-	chain           chainState
-	mac             hash.Hash // the audit key's HMAC
-	sinceCheckpoint int
-	writerID        string
+	writers         []*writer
+	sinceCheckpoint int // owned by the only SQLite writer
 	startedAt       int64
 
 	batches atomic.Int64 // transactions the writer committed or rolled back
@@ -73,10 +67,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	writerID := cfg.WriterID
-	if writerID == "" {
-		writerID = rand.Text()
-	}
 	s := &Store{
 		cfg:        cfg,
 		log:        cfg.Logger,
@@ -84,9 +74,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		d:          d,
 		q:          newQueries(d),
 		version:    len(list),
-		stmts:      make(map[string]*sqlx.Stmt),
-		writerID:   writerID,
-		mac:        newMAC(cfg.AuditKey),
 		startedAt:  ms(cfg.Clock.Now()),
 		requests:   make(chan *request, maxBatch),
 		stopping:   make(chan struct{}),
@@ -103,7 +90,11 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		s.closeDatabases()
 		return nil, err
 	}
-	go s.runWriter()
+	var running sync.WaitGroup
+	for _, w := range s.writers {
+		running.Go(w.run)
+	}
+	go func() { running.Wait(); close(s.writerDone) }()
 	if s.cdb != nil {
 		go s.runCheckpointer()
 	} else {
@@ -160,11 +151,9 @@ func (s *Store) openSQLite(ctx context.Context, list []migration) error {
 	if err := rdb.PingContext(ctx); err != nil {
 		return fmt.Errorf("store: open read pool: %w", err)
 	}
-	wconn, err := wdb.Connx(ctx)
-	if err != nil {
-		return fmt.Errorf("store: take write connection: %w", err)
+	if err := s.addWriters(ctx, 1); err != nil {
+		return err
 	}
-	s.wconn = wconn
 	return s.openCheckpointer(ctx)
 }
 
@@ -182,11 +171,8 @@ func (s *Store) Close() error {
 
 func (s *Store) closeDatabases() error {
 	var errs []error
-	for _, st := range s.stmts {
-		errs = append(errs, st.Close())
-	}
-	if s.wconn != nil {
-		errs = append(errs, s.wconn.Close())
+	for _, w := range s.writers {
+		errs = append(errs, w.close())
 	}
 	if s.rdb != nil {
 		errs = append(errs, s.rdb.Close())
@@ -229,7 +215,16 @@ func (s *Store) WriterStats() WriterStats {
 	return WriterStats{Batches: s.batches.Load(), Requests: s.handled.Load()}
 }
 
-// WriterID is this instance's audit writer id: its chain in the journal.
-func (s *Store) WriterID() string { return s.writerID }
+// WriterID is the audit writer id of this instance's first writer: its chain in the journal.
+func (s *Store) WriterID() string { return s.writers[0].id }
+
+// WriterIDs are the audit writer ids of this instance, one chain per writer.
+func (s *Store) WriterIDs() []string {
+	ids := make([]string, len(s.writers))
+	for i, w := range s.writers {
+		ids[i] = w.id
+	}
+	return ids
+}
 
 var _ engine.Store = (*Store)(nil)

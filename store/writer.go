@@ -9,13 +9,16 @@ import (
 	"switchboard/engine"
 )
 
-// Group commit. One goroutine (runWriter) owns the only write connection. It takes the first
+// Group commit. A writer goroutine (writer.run) owns one write connection. It takes the first
 // waiting request, yields once so that callers already runnable can hand theirs in, drains
 // whatever is then waiting (up to maxBatch), runs them all in one transaction, commits once
 // and answers each caller on its own channel. It never waits a fixed time to fill a batch:
 // under load batches grow by themselves, because requests queue up while the previous commit
-// runs. Every write method of the store goes through it, so nothing else ever holds the
-// write lock, and the audit chain and the daily counters have one owner.
+// runs. Every write method of the store goes through the writers, and each writer's audit chain
+// has one owner. SQLite has one writer, which alone holds the write lock. PostgreSQL has several
+// (Config.Writers), all fed from one queue: their transactions run side by side, and the database
+// arbitrates between them as it does between instances (row locks, SKIP LOCKED claims, the
+// locked daily counters, the inbox lock).
 
 // maxBatch bounds how many requests share one transaction.
 const maxBatch = 256
@@ -90,9 +93,9 @@ func (r *request) ctxDone(detach bool) <-chan struct{} {
 	return r.ctx.Done()
 }
 
-// runWriter is the writer goroutine: it runs until Close and then refuses what is queued.
-func (s *Store) runWriter() {
-	defer close(s.writerDone)
+// run is the writer goroutine: it runs until Close and then refuses what is queued.
+func (w *writer) run() {
+	s := w.s
 	reqs := make([]*request, 0, maxBatch)
 	for {
 		select {
@@ -121,7 +124,7 @@ func (s *Store) runWriter() {
 				break drain
 			}
 		}
-		s.runBatch(reqs)
+		w.runBatch(reqs)
 		clear(reqs)
 	}
 }
@@ -139,11 +142,12 @@ func (s *Store) refuseQueued() {
 }
 
 // runBatch runs reqs in one transaction and answers them.
-func (s *Store) runBatch(reqs []*request) {
+func (w *writer) runBatch(reqs []*request) {
+	s := w.s
 	s.batches.Add(1)
 	s.handled.Add(int64(len(reqs)))
 	errs := make([]error, len(reqs))
-	b, err := s.begin()
+	b, err := w.begin()
 	if err != nil {
 		for _, r := range reqs {
 			r.done <- err
@@ -157,7 +161,7 @@ func (s *Store) runBatch(reqs []*request) {
 		// Another instance's transaction deadlocked with this one (PostgreSQL): nothing was
 		// written, so run the same requests again.
 		s.log.Debug("store: batch aborted by the database; running it again", "err", err)
-		if b, err = s.begin(); err == nil {
+		if b, err = w.begin(); err == nil {
 			b.fast = true
 			s.applyAll(b, reqs, errs)
 			err = b.finish()
@@ -166,7 +170,7 @@ func (s *Store) runBatch(reqs []*request) {
 	if errors.Is(err, errSlowPath) {
 		// An acceptance failed unexpectedly on the fast path: everything was rolled back, so
 		// run the same requests again with a savepoint for each acceptance.
-		if b, err = s.begin(); err == nil {
+		if b, err = w.begin(); err == nil {
 			s.applyAll(b, reqs, errs)
 			err = b.finish()
 		}
