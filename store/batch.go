@@ -135,27 +135,71 @@ func (b *batch) selectRows(dest any, query string, args ...any) error {
 	return st.SelectContext(b.ctx, dest, args...)
 }
 
-// execIn runs a statement with an IN (?) list expanded by sqlx.In; it is not cached, since
-// its text depends on the list's length.
+// execIn runs a statement with an IN (?) list expanded by sqlx.In. The list is padded to a
+// power of two (see padIn), so that the statement takes one of a few texts and stays prepared:
+// parsing and planning a new text at every claim cost more than running it.
 func (b *batch) execIn(query string, args ...any) (int64, error) {
-	q, a, err := sqlx.In(query, args...)
+	q, a, err := sqlx.In(query, padIn(args)...)
 	if err != nil {
 		return 0, err
 	}
-	res, err := b.w.conn.ExecContext(b.ctx, b.s.d.rebind(q), a...)
+	st, err := b.w.stmt(b.ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	res, err := st.ExecContext(b.ctx, a...)
 	if err != nil {
 		return 0, err
 	}
 	return res.RowsAffected()
 }
 
-// selectIn reads the rows of a statement with an expanded IN (?) list into dest.
+// selectIn reads the rows of a statement with an expanded (and padded) IN (?) list into dest.
 func (b *batch) selectIn(dest any, query string, args ...any) error {
-	q, a, err := sqlx.In(query, args...)
+	q, a, err := sqlx.In(query, padIn(args)...)
 	if err != nil {
 		return err
 	}
-	return b.w.conn.SelectContext(b.ctx, dest, b.s.d.rebind(q), a...)
+	st, err := b.w.stmt(b.ctx, q)
+	if err != nil {
+		return err
+	}
+	return st.SelectContext(b.ctx, dest, a...)
+}
+
+// padIn returns args with every list argument ([]int64 or []string) grown to the next power of
+// two by repeating its last element. IN (…) means the same with duplicates: an UPDATE or DELETE
+// touches each row once and a SELECT returns it once.
+func padIn(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		switch l := a.(type) {
+		case []int64:
+			out[i] = padList(l)
+		case []string:
+			out[i] = padList(l)
+		default:
+			out[i] = a
+		}
+	}
+	return out
+}
+
+func padList[T any](l []T) []T {
+	n := len(l)
+	if n == 0 {
+		return l
+	}
+	size := 1
+	for size < n {
+		size <<= 1
+	}
+	out := make([]T, size)
+	copy(out, l)
+	for i := n; i < size; i++ {
+		out[i] = l[n-1]
+	}
+	return out
 }
 
 // dailyCount returns the acceptances counted so far for k. With read, the stored count is read on

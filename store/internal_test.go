@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -264,5 +265,17 @@ func TestIDAfter(t *testing.T) {
 	}
 	if fresh := uuid.Must(uuid.NewV7()); idAfter(fresh, "") != fresh.String() {
 		t.Fatal("idAfter changed an id that already sorts last")
+	}
+}
+
+// TestPadIn: lists grow to a power of two with their last element; other arguments stay.
+func TestPadIn(t *testing.T) {
+	got := padIn([]any{"token", int64(7), []int64{1, 2, 3}, []string{"a"}, []int64{}})
+	want := []any{"token", int64(7), []int64{1, 2, 3, 3}, []string{"a"}, []int64{}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("padIn = %v, want %v", got, want)
+	}
+	if l := padList(make([]int64, 33)); len(l) != 64 {
+		t.Fatalf("padList(33) has %d elements, want 64", len(l))
 	}
 }
