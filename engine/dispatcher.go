@@ -121,6 +121,12 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		case <-timer.C:
 		case <-d.wake:
 		case <-d.freed:
+			if d.freeSlots() < d.claimLowWater() {
+				// Claiming for one or two free workers costs a whole claim (three statements)
+				// for a message or two; wait until more sends have finished. The poll timer
+				// still runs.
+				continue
+			}
 		}
 		if now := d.cfg.Clock.Now(); now.Sub(lastMaintenance) >= d.cfg.PollInterval {
 			lastMaintenance = now
@@ -164,12 +170,21 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 	}
 }
 
+// freeSlots is how many more claims the dispatcher may hold now.
+func (d *Dispatcher) freeSlots() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.heldCap() - len(d.held)
+}
+
+// claimLowWater is how many workers must be free before a finished send triggers a claim: an
+// eighth of the held cap, so that under load claims come in pages, not one message at a time.
+func (d *Dispatcher) claimLowWater() int { return max(1, d.heldCap()/8) }
+
 // claimOnce claims one page sized to the free capacity and hands its claims to the lanes. It
 // reports whether the page was full (more work is likely waiting).
 func (d *Dispatcher) claimOnce(ctx, sendCtx context.Context) (bool, error) {
-	d.mu.Lock()
-	free := d.heldCap() - len(d.held)
-	d.mu.Unlock()
+	free := d.freeSlots()
 	if free <= 0 {
 		return false, nil
 	}
