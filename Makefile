@@ -24,13 +24,21 @@ lint:
 	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 	staticcheck ./...
 
-## bench: the standard scenarios of `switchboard bench` (SPEC section 10), then the Go
-## benchmarks of the hot paths.
+## bench: the standard scenarios of `switchboard bench` (SPEC section 10) and the Go benchmarks
+## of the hot paths, written to BENCHMARKS.md (each scenario's table, as the command prints it).
+BENCH_SCENARIOS = "--messages 50000 --callers 64" \
+	"--messages 600 --callers 32 --gateway-latency 200ms" \
+	"--messages 3000 --callers 32 --channel mixed"
 bench: build
-	./$(BIN) bench --messages 50000 --callers 64 -o json
-	./$(BIN) bench --messages 600 --callers 32 --gateway-latency 200ms -o json
-	./$(BIN) bench --messages 3000 --callers 32 --channel mixed -o json
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./...
+	@{ echo "# Benchmarks"; echo; \
+	  echo "Written by \`make bench\` on $$(date -u +%Y-%m-%d) ($$(nproc) cores, $$(go version | cut -d' ' -f3))."; \
+	  for args in $(BENCH_SCENARIOS); do \
+	    echo; echo "## \`switchboard bench $$args\`"; echo; echo '```'; \
+	    ./$(BIN) bench $$args 2>&1 || echo "(exit status $$?)"; echo '```'; \
+	  done; \
+	  echo; echo "## Go benchmarks"; echo; echo '```'; \
+	  $(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./... 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)'; \
+	  echo '```'; } | tee BENCHMARKS.md
 
 clean:
 	rm -rf bin
