@@ -150,7 +150,8 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
-// maintain expires due messages past their expiry and recovers lapsed leases.
+// maintain expires due messages past their expiry, recovers lapsed leases and applies
+// stranded receipts.
 func (d *Dispatcher) maintain(ctx context.Context) {
 	now := d.cfg.Clock.Now()
 	for {
@@ -168,6 +169,18 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 	if err := d.Recover(ctx); err != nil && ctx.Err() == nil {
 		d.log.Warn("recovering lapsed leases", "err", err)
 	}
+	if rr, ok := d.cfg.Store.(ReceiptReconciler); ok {
+		if _, err := rr.ReconcileReceipts(ctx, now, 500); err != nil && ctx.Err() == nil {
+			d.log.Warn("applying stranded receipts", "err", err)
+		}
+	}
+}
+
+// ReceiptReconciler is implemented by stores whose writers run side by side (PostgreSQL), where
+// a receipt can be kept as unmatched while another transaction records its reference.
+// ReconcileReceipts applies such receipts (to at most limit messages) and says to how many.
+type ReceiptReconciler interface {
+	ReconcileReceipts(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
 // freeSlots is how many more claims the dispatcher may hold now.

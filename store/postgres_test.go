@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"sync"
@@ -272,5 +273,47 @@ func TestPostgresInboxAcrossInstances(t *testing.T) {
 	}
 	if len(seen) != 100 {
 		t.Fatalf("listed %d entries, want 100", len(seen))
+	}
+}
+
+// TestPostgresStrandedReceiptIsApplied: a receipt kept as unmatched although its message holds
+// the reference (the state two overlapping transactions leave behind) is applied by
+// ReconcileReceipts, once.
+func TestPostgresStrandedReceiptIsApplied(t *testing.T) {
+	url := pgtest.Schema(t)
+	t.Parallel()
+	ctx := context.Background()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	s := openPostgres(t, url, enginetest.NewFakeClock(now))
+	mustAccept(t, s, "stranded", now)
+	page, err := s.ClaimPage(ctx, now, engine.PageLimits{MaxEntries: 1, MaxBytes: 1 << 20}, time.Minute)
+	if err != nil || len(page.Claims) != 1 {
+		t.Fatalf("ClaimPage = %+v, %v", page, err)
+	}
+	c := page.Claims[0]
+	if err := s.Finish(ctx, engine.Finish{Lease: c.Lease, Attempt: engine.AttemptAccepted, ProviderRef: "ref-1",
+		Dispatch: engine.DispatchSubmitted, Report: engine.ReportNone, Provider: c.Message.Provider,
+		ProviderAttempts: 1, FinishedAt: now,
+		Audit: engine.AuditEntry{Event: "attempt.finished", Actor: "worker", Outcome: "accepted->submitted"}}); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.Exec(`INSERT INTO receipts (provider, provider_ref, report, code, received_at) VALUES ($1, 'ref-1', 'delivered', '', $2)`,
+		c.Message.Provider, now.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.ReconcileReceipts(ctx, now.Add(time.Second), 10); err != nil || n != 1 {
+		t.Fatalf("ReconcileReceipts = %d, %v; want 1", n, err)
+	}
+	m, err := s.Message(ctx, "stranded")
+	if err != nil || m.Report != engine.ReportDelivered {
+		t.Fatalf("Message = %+v, %v; want report delivered", m, err)
+	}
+	if n, err := s.ReconcileReceipts(ctx, now.Add(2*time.Second), 10); err != nil || n != 0 {
+		t.Fatalf("second ReconcileReceipts = %d, %v; want 0", n, err)
 	}
 }

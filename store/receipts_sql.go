@@ -10,6 +10,7 @@ type receiptSQL struct {
 	keep           string
 	pending        string
 	markApplied    string
+	stranded       string
 }
 
 func newReceiptSQL(d *dialect) receiptSQL {
@@ -24,5 +25,10 @@ func newReceiptSQL(d *dialect) receiptSQL {
 			WHERE provider = ? AND provider_ref = ? AND applied = 0 ORDER BY id`),
 		markApplied: d.rebind(`UPDATE receipts SET applied = 1, applied_at = ?
 			WHERE provider = ? AND provider_ref = ? AND applied = 0`),
+		// Kept receipts whose reference a message holds by now: on PostgreSQL a receipt can be
+		// kept by one transaction while another records its reference, each unseen by the other.
+		stranded: d.rebind(`SELECT DISTINCT m.id, r.provider_ref FROM receipts AS r
+			JOIN messages AS m ON m.provider = r.provider AND m.provider_ref = r.provider_ref
+			WHERE r.applied = 0 AND r.received_at >= ? LIMIT ?`),
 	}
 }
