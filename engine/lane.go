@@ -147,6 +147,12 @@ func (d *Dispatcher) finish(ctx context.Context, c Claim, dec Decision, now time
 		f.DispatchCode = dec.Code
 	}
 	if err := d.cfg.Store.Finish(ctx, f); err != nil {
+		if errors.Is(err, ErrLeaseLost) && dec.Attempt == AttemptInterrupt {
+			// Recovering a lapsed lease that another instance sharing the database recovered
+			// first: the message has its outcome already.
+			d.log.Debug("lapsed lease recovered elsewhere", "message", m.ID)
+			return
+		}
 		if errors.Is(err, ErrLeaseLost) {
 			d.mu.Lock()
 			d.figure.LeaseLostTotal++
