@@ -1,10 +1,7 @@
 package engine
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -83,7 +80,7 @@ func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body 
 		return AcceptResult{}, &Problem{Code: CodeServiceUnavailable, Detail: "cannot make a message id", Err: err}
 	}
 	msgID := id.String()
-	response, err := json.Marshal(AcceptedBody{ID: msgID, Status: string(DispatchQueued), Links: MessageLinks(msgID)})
+	response, err := acceptedResponse(msgID)
 	if err != nil {
 		return AcceptResult{}, fmt.Errorf("encode 202 body: %w", err)
 	}
@@ -264,23 +261,6 @@ func ProblemFrom(err error, fallback string) error {
 		code = coded.Code()
 	}
 	return &Problem{Code: code, Detail: err.Error()}
-}
-
-// RequestHash is the SHA-256 of the body re-encoded canonically (sorted keys, no insignificant
-// whitespace, numbers as written), so formatting does not matter but every value does.
-func RequestHash(body []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("decode for hash: %w", err)
-	}
-	canon, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode for hash: %w", err)
-	}
-	sum := sha256.Sum256(canon)
-	return sum[:], nil
 }
 
 // payloadSize is the stored size of a payload, used by the dispatcher's byte budget.

@@ -93,13 +93,16 @@ func formatDate(v any, layout string) (string, error) {
 	if !ok {
 		return "", nullOrType("date", v, "a string")
 	}
-	bad := funcErr("date: the value is not an ISO date (YYYY-MM-DD) or an RFC 3339 timestamp")
+	// The error is made only when needed: every rendered date passes here.
+	bad := func() error {
+		return funcErr("date: the value is not an ISO date (YYYY-MM-DD) or an RFC 3339 timestamp")
+	}
 	if len(s) < len(time.DateOnly) {
-		return "", bad
+		return "", bad()
 	}
 	day, err := time.Parse(time.DateOnly, s[:len(time.DateOnly)])
 	if err != nil {
-		return "", bad
+		return "", bad()
 	}
 	if len(s) > len(time.DateOnly) {
 		// The whole timestamp must be valid, as the date-time format of JSON Schema reads it:
@@ -109,7 +112,7 @@ func formatDate(v any, layout string) (string, error) {
 			ts = ts[:17] + "59" + ts[19:]
 		}
 		if _, err := time.Parse(time.RFC3339, ts); err != nil {
-			return "", bad
+			return "", bad()
 		}
 	}
 	return day.Format(layout), nil

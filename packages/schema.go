@@ -105,10 +105,12 @@ const maxNumberChars = 64
 // precision is lost before validation and rendering. Invalid JSON, or a number literal longer
 // than 64 characters, gives a *DataError.
 func DecodeData(raw []byte) (any, error) {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
+	// json.Valid accepts exactly what jsonschema.UnmarshalJSON decodes: one value with space
+	// around it; decodeValidJSON then gives the same value for less.
+	if !json.Valid(raw) {
 		return nil, &DataError{Message: "data is not valid JSON"}
 	}
+	v := decodeValidJSON(raw)
 	if ptr, long := longNumber(v, ""); long {
 		return nil, &DataError{Paths: []string{ptr}, Message: "data has a number longer than 64 characters at " + ptr}
 	}

@@ -54,12 +54,13 @@ func (s *Server) authenticate(r *http.Request) (engine.Caller, error) {
 	if err != nil {
 		return engine.Caller{}, err
 	}
+	callerKey := auth.CallerKey(p.Issuer, p.Subject)
 	caller := engine.Caller{
 		Issuer: p.Issuer, Subject: p.Subject, Profile: profile.ID, Role: profile.Role,
-		Pseudonym: auth.Pseudonym(s.cfg.PseudonymKey, "caller", p.Issuer+"\x00"+p.Subject),
+		Pseudonym: s.pseudonyms.caller(callerKey),
 	}
 	if s.cfg.Limiter != nil {
-		if err := s.cfg.Limiter.Allow(p.Issuer+"\x00"+p.Subject, profile); err != nil {
+		if err := s.cfg.Limiter.Allow(callerKey, profile); err != nil {
 			return engine.Caller{}, err
 		}
 	}

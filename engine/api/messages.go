@@ -32,10 +32,14 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, caller engine.Ca
 		s.writeProblem(w, r, err)
 		return
 	}
-	var req engine.SubmitRequest
-	if err := decodeStrict(body, &req); err != nil {
-		s.writeProblem(w, r, err)
-		return
+	req, ok := engine.DecodeSubmitRequest(body)
+	if !ok {
+		// Not the usual shape: the strict decoder decodes it the same way or says what is wrong.
+		req = engine.SubmitRequest{}
+		if err := decodeStrict(body, &req); err != nil {
+			s.writeProblem(w, r, err)
+			return
+		}
 	}
 	res, err := s.cfg.Submitter.Submit(r.Context(), caller, key, body, &req)
 	if err != nil {

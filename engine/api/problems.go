@@ -68,7 +68,7 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 	if !ok {
 		info = problems[engine.CodeServiceUnavailable]
 	}
-	trace := traceID(r)
+	trace := traceOf(w)
 	if info.status >= 500 {
 		s.log.Error("request failed", "traceId", trace, "route", r.URL.Path, "code", p.Code, "err", p.Err)
 	} else if p.Err != nil {

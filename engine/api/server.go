@@ -46,10 +46,11 @@ type Config struct {
 
 // Server is the HTTP API.
 type Server struct {
-	cfg       Config
-	log       *slog.Logger
-	callbacks *callbackLimiter
-	mux       *http.ServeMux
+	cfg        Config
+	log        *slog.Logger
+	callbacks  *callbackLimiter
+	pseudonyms *pseudonymMemo
+	mux        *http.ServeMux
 }
 
 // maxBody is the request body cap of SPEC section 5.
@@ -68,7 +69,7 @@ func New(cfg Config) *Server {
 	if cfg.CallbackBurst <= 0 {
 		cfg.CallbackBurst = 10000
 	}
-	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux()}
+	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), pseudonyms: newPseudonymMemo(cfg.PseudonymKey)}
 	s.callbacks = newCallbackLimiter(cfg.CallbackRate, cfg.CallbackBurst)
 	s.routes()
 	return s
@@ -80,11 +81,10 @@ func (s *Server) Handler() http.Handler {
 		start := time.Now()
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		r = r.WithContext(context.WithValue(r.Context(), traceKey{}, newTraceID()))
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
 			if v := recover(); v != nil {
-				s.log.Error("panic in handler", "traceId", traceID(r), "panic", v)
+				s.log.Error("panic in handler", "traceId", traceOf(rec), "panic", v)
 				if !rec.wrote {
 					s.writeProblem(rec, r, engine.ErrServiceUnavailable)
 				}
@@ -102,19 +102,23 @@ func (s *Server) Handler() http.Handler {
 	})
 }
 
-type traceKey struct{}
-
 func newTraceID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
-func traceID(r *http.Request) string {
-	if v, ok := r.Context().Value(traceKey{}).(string); ok {
-		return v
+// traceOf is the trace id of the request that w answers. The recorder makes it when first asked,
+// so that only answers that carry one (problems, and the log lines beside them) pay for it, and
+// a log line and the problem body name the same id.
+func traceOf(w http.ResponseWriter) string {
+	if rec, ok := w.(*statusRecorder); ok {
+		if rec.trace == "" {
+			rec.trace = newTraceID()
+		}
+		return rec.trace
 	}
-	return ""
+	return newTraceID()
 }
 
 // routeName is the matched pattern, so metrics never carry ids from paths.
@@ -125,11 +129,13 @@ func routeName(r *http.Request) string {
 	return "unmatched"
 }
 
-// statusRecorder remembers the status written, for metrics and the panic guard.
+// statusRecorder remembers the status written, for metrics and the panic guard, and the
+// request's trace id once one was needed.
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	wrote  bool
+	trace  string
 }
 
 func (s *statusRecorder) WriteHeader(code int) {

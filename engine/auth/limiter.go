@@ -60,15 +60,18 @@ func (l *Limiter) Allow(caller string, profile *packages.AccessProfile) error {
 	}
 	now := l.clock.Now()
 	perSecond := rate.Limit(float64(profile.RequestsPerMinute) / 60)
-	key := caller + "\x00" + profile.ID
+	// The key is built in a stack buffer: a map read through string(key) does not copy it, so
+	// only a new bucket pays for its key.
+	var buf [256]byte
+	key := append(append(append(buf[:0], caller...), 0), profile.ID...)
 
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	b := l.buckets[key]
+	b := l.buckets[string(key)]
 	if b == nil {
 		l.makeRoomLocked(now)
 		b = &bucket{lim: rate.NewLimiter(perSecond, profile.Burst)}
-		l.buckets[key] = b
+		l.buckets[string(key)] = b
 	} else if b.lim.Limit() != perSecond || b.lim.Burst() != profile.Burst {
 		b.lim.SetLimitAt(now, perSecond)
 		b.lim.SetBurstAt(now, profile.Burst)
