@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"switchboard/engine"
+	"switchboard/scripting"
 )
 
 // receiptOutput is one receipt returned by the adapter's receipt function, decoded strictly.
@@ -42,7 +43,8 @@ func (p *Provider) VerifyCallback(r *http.Request, token string, body []byte) er
 // body is the raw body as a string. It may return one {providerReference, report, code?}, an
 // array of them, or null (ignore the callback: nil, nil). A script failure, a report other than
 // sent, delivered or undelivered, or any other shape returns an error wrapping
-// engine.ErrCallbackUnreadable.
+// engine.ErrCallbackUnreadable; a script that ran out of time, or a provider closing, returns one
+// wrapping engine.ErrServiceUnavailable (503: the gateway posts the callback again).
 func (p *Provider) ParseReceipts(ctx context.Context, r *http.Request, body []byte) ([]engine.Receipt, error) {
 	if !p.program.Has("receipt") {
 		p.cfg.Observer(EventCallback, "unreadable")
@@ -50,6 +52,12 @@ func (p *Provider) ParseReceipts(ctx context.Context, r *http.Request, body []by
 	}
 	raw, err := p.program.Call(ctx, "receipt", callbackInput(r, body))
 	p.observeScript(err)
+	if err != nil && (scripting.ClassOf(err) == scripting.ClassDeadline || errors.Is(err, scripting.ErrClosed)) {
+		// Out of time (the script's deadline, or the request's) or shutting down: the
+		// callback is not unreadable, it was not read. 503 makes the gateway post it again.
+		p.cfg.Observer(EventCallback, "deferred")
+		return nil, fmt.Errorf("httpgw %s: receipt: %w (%v)", p.cfg.ID, engine.ErrServiceUnavailable, err)
+	}
 	if err != nil {
 		p.cfg.Observer(EventCallback, "unreadable")
 		return nil, fmt.Errorf("httpgw %s: receipt: %w (%v)", p.cfg.ID, engine.ErrCallbackUnreadable, err)

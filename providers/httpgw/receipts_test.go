@@ -68,7 +68,6 @@ func TestParseReceiptsScriptFailures(t *testing.T) {
 	t.Parallel()
 	for name, source := range map[string]string{
 		"throws":           `function prepare(m,p){return {target:"m"};} function receipt(r){ throw new Error("no"); }`,
-		"loops":            `function prepare(m,p){return {target:"m"};} function receipt(r){ for(;;){} }`,
 		"unknown member":   `function prepare(m,p){return {target:"m"};} function receipt(r){ return {providerReference:"a", report:"sent", extra:1}; }`,
 		"returns a string": `function prepare(m,p){return {target:"m"};} function receipt(r){ return "delivered"; }`,
 		"returns a number": `function prepare(m,p){return {target:"m"};} function receipt(r){ return 1; }`,
@@ -78,6 +77,17 @@ func TestParseReceiptsScriptFailures(t *testing.T) {
 		if !errors.Is(err, engine.ErrCallbackUnreadable) {
 			t.Errorf("%s: err = %v, want ErrCallbackUnreadable", name, err)
 		}
+	}
+}
+
+// TestParseReceiptsOutOfTime: a receipt script that runs out of time did not read the callback;
+// the answer is service.unavailable (503), so that the gateway posts it again, never unreadable.
+func TestParseReceiptsOutOfTime(t *testing.T) {
+	t.Parallel()
+	p := receiptProvider(t, `function prepare(m,p){return {target:"m"};} function receipt(r){ for(;;){} }`)
+	_, err := p.ParseReceipts(context.Background(), callbackRequest("/cb", "application/json", []byte(`{}`)), []byte(`{}`))
+	if errors.Is(err, engine.ErrCallbackUnreadable) || engine.CodeOf(err) != engine.CodeServiceUnavailable {
+		t.Fatalf("err = %v (code %q), want service.unavailable", err, engine.CodeOf(err))
 	}
 }
 
