@@ -211,7 +211,7 @@ func (b *batch) acceptOne(it *acceptItem) (engine.AcceptResult, error) {
 			return b.resolveKey(it)
 		}
 	}
-	count, err := b.dailyCount(it.daily, it.limit > 0)
+	count, err := b.dailyCount(it.daily, it.limit)
 	if err != nil {
 		return engine.AcceptResult{}, err
 	}

@@ -92,7 +92,7 @@ func (b *batch) writeAccepts(pend []pendingAccept) error {
 			continue
 		}
 		claimed[k] = true
-		count, err := b.dailyCount(it.daily, it.limit > 0)
+		count, err := b.dailyCount(it.daily, it.limit)
 		if err != nil {
 			return err
 		}

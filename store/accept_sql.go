@@ -3,11 +3,12 @@ package store
 // SQL of acceptance: idempotency records and the daily counters of access profiles.
 
 type acceptSQL struct {
-	idemInsert  string
-	idemSelect  string
-	idemDelete  string
-	dailyCount  string
-	dailyUpsert string
+	idemInsert       string
+	idemSelect       string
+	idemDelete       string
+	dailyCount       string
+	dailyCountLocked string
+	dailyUpsert      string
 }
 
 func newAcceptSQL(d *dialect) acceptSQL {
@@ -21,10 +22,13 @@ func newAcceptSQL(d *dialect) acceptSQL {
 		// Undoes the record of an acceptance refused after it was inserted (the daily limit),
 		// so that the fast path needs no savepoint.
 		idemDelete: d.rebind(`DELETE FROM idempotency WHERE issuer = ? AND subject = ? AND key = ?`),
-		// Read once per profile and day in a batch (PostgreSQL: and locked until it commits).
-		dailyCount: d.rebind(d.dailyRead),
-		// Adds a batch's acceptances (the third parameter) to the stored count.
+		// Read once per profile and day in a batch.
+		dailyCount:       d.rebind(d.dailyRead),
+		dailyCountLocked: d.rebind(d.dailyLockedRead),
+		// Adds a batch's acceptances (the third parameter) to the stored count, and returns the
+		// new count.
 		dailyUpsert: d.rebind(`INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, ?)
-			ON CONFLICT (access_profile, day) DO UPDATE SET count = profile_daily.count + excluded.count`),
+			ON CONFLICT (access_profile, day) DO UPDATE SET count = profile_daily.count + excluded.count
+			RETURNING count`),
 	}
 }

@@ -1,8 +1,11 @@
 package store
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -22,6 +25,9 @@ type batch struct {
 	fast bool
 	// pending are the acceptances the fast path gathered and has not written yet.
 	pending []pendingAccept
+	// lockDaily makes the batch lock the daily counters it reads (PostgreSQL), for a batch run
+	// again because its optimistic counts were overtaken.
+	lockDaily bool
 }
 
 // dailyKey is one access profile's UTC day.
@@ -34,7 +40,8 @@ type dailyKey struct {
 // without a daily limit is never read: the batch only adds its acceptances to it when it ends.
 type dailyCount struct {
 	stored, now int64
-	read        bool // stored was read from the database (and, on PostgreSQL, the row locked)
+	read        bool  // stored was read from the database
+	limit       int64 // the greatest daily limit an acceptance of this batch was checked against
 }
 
 // begin opens a batch transaction on the writer's connection.
@@ -202,10 +209,12 @@ func padList[T any](l []T) []T {
 	return out
 }
 
-// dailyCount returns the acceptances counted so far for k. With read, the stored count is read on
-// first use in this batch (on PostgreSQL the row stays locked until the batch ends, so that the
-// limit holds across instances); without it, the count is only what this batch added.
-func (b *batch) dailyCount(k dailyKey, read bool) (int64, error) {
+// dailyCount returns the acceptances counted so far for k, checked against limit (0: none). With
+// a limit, the stored count is read on first use in this batch; without one, the count is only
+// what this batch added. On PostgreSQL the read is optimistic: flushDaily finds out whether other
+// writers counted in the meantime.
+func (b *batch) dailyCount(k dailyKey, limit int) (int64, error) {
+	read := limit > 0
 	c, ok := b.daily[k]
 	if !ok {
 		if b.daily == nil {
@@ -214,9 +223,14 @@ func (b *batch) dailyCount(k dailyKey, read bool) (int64, error) {
 		c = &dailyCount{}
 		b.daily[k] = c
 	}
+	c.limit = max(c.limit, int64(limit))
 	if read && !c.read {
 		var n int64
-		err := b.get(&n, b.s.q.accept.dailyCount, k.profile, k.day)
+		stmt := b.s.q.accept.dailyCount
+		if b.lockDaily && b.s.q.accept.dailyCountLocked != "" {
+			stmt = b.s.q.accept.dailyCountLocked
+		}
+		err := b.get(&n, stmt, k.profile, k.day)
 		if err != nil && !isNoRows(err) {
 			return 0, fmt.Errorf("store: read daily count: %w", err)
 		}
@@ -229,15 +243,34 @@ func (b *batch) dailyCount(k dailyKey, read bool) (int64, error) {
 func (b *batch) countDaily(k dailyKey) { b.daily[k].now++ }
 
 // flushDaily adds what the batch counted to the stored counts, one statement per profile and
-// day.
+// day, in profile order (rows locked in one order by every writer cannot deadlock). It runs last
+// before the commit, so that on PostgreSQL a counter row stays locked only for the commit, not
+// for the whole batch. When the new count passes the limit the batch checked against, another
+// writer counted after this batch read the count: the batch fails with errDailyOvertaken and
+// the writer runs it again, reading the counts under lock.
 func (b *batch) flushDaily() error {
+	keys := make([]dailyKey, 0, len(b.daily))
 	for k, c := range b.daily {
-		if c.now == c.stored {
-			continue
+		if c.now != c.stored {
+			keys = append(keys, k)
 		}
-		if err := b.execCached(b.s.q.accept.dailyUpsert, k.profile, k.day, c.now-c.stored); err != nil {
+	}
+	slices.SortFunc(keys, func(x, y dailyKey) int {
+		return cmp.Or(cmp.Compare(x.profile, y.profile), cmp.Compare(x.day, y.day))
+	})
+	for _, k := range keys {
+		c := b.daily[k]
+		var n int64
+		if err := b.get(&n, b.s.q.accept.dailyUpsert, k.profile, k.day, c.now-c.stored); err != nil {
 			return fmt.Errorf("store: write daily count: %w", err)
+		}
+		if c.limit > 0 && n > c.limit && !b.lockDaily {
+			return errDailyOvertaken
 		}
 	}
 	return nil
 }
+
+// errDailyOvertaken fails a batch whose optimistic daily count was overtaken by another writer's
+// acceptances, so that it would pass a daily limit; the writer runs it again under lock.
+var errDailyOvertaken = errors.New("store: a daily count moved under the batch; running it again under lock")

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"switchboard/engine"
@@ -154,6 +156,10 @@ func (s *Store) RenewLease(ctx context.Context, leases []engine.LeaseRef, until 
 	if len(leases) == 0 {
 		return nil
 	}
+	// In message order, so that two renewals (two instances recovering and renewing) lock
+	// rows in one order.
+	leases = slices.Clone(leases)
+	slices.SortFunc(leases, func(a, b engine.LeaseRef) int { return strings.Compare(a.MessageID, b.MessageID) })
 	o := &renewOp{leases: leases, until: until}
 	if err := s.submit(ctx, o); err != nil {
 		return err

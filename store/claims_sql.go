@@ -49,12 +49,15 @@ func newClaimSQL(d *dialect) claimSQL {
 			WHERE dispatch = 'sending' AND lease_expires_at < ?
 			ORDER BY lease_expires_at, id LIMIT ?`),
 		// Finish closes the in-progress attempt from the row itself, fenced by the lease token:
-		// with a stale token it inserts nothing.
+		// with a stale token it inserts nothing. Two instances recovering one lapsed lease at
+		// once both find the token (PostgreSQL reads without locking); the second's insert then
+		// meets the first's row and inserts nothing either: its lease is lost.
 		finishAttempt: d.rebind(`INSERT INTO attempts (message_id, generation, attempt, provider,
 			outcome, started_at, finished_at, code, provider_ref)
 			SELECT id, generation, attempt, provider, CAST(? AS TEXT), coalesce(sending_since, CAST(? AS BIGINT)),
 			CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT)
-			FROM messages WHERE id = ? AND dispatch = 'sending' AND lease_token = ?`),
+			FROM messages WHERE id = ? AND dispatch = 'sending' AND lease_token = ?
+			ON CONFLICT (message_id, generation, attempt) DO NOTHING`),
 		// The transition the engine decided; reported_at moves when the report does.
 		finishUpdate: d.rebind(`UPDATE messages SET dispatch = ?, report = ?,
 			reported_at = CASE WHEN report <> ? AND ? IN ('sent', 'delivered', 'undelivered') THEN ? ELSE reported_at END,

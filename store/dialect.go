@@ -23,12 +23,17 @@ type dialect struct {
 	// lockDue ends the due select of a claim. PostgreSQL: FOR UPDATE SKIP LOCKED, so that
 	// instances sharing one database claim disjoint pages without waiting on each other.
 	lockDue string
+	// lockMatch ends the receipt match (PostgreSQL: FOR UPDATE SKIP LOCKED).
+	lockMatch string
 	// recipientOfBody is the SQL expression of a payload's recipient (payloads.body is the JSON
 	// of engine.Payload).
 	recipientOfBody string
-	// dailyRead reads an access profile's daily count. PostgreSQL creates the row and locks it
-	// until the batch commits, so that the limit holds across instances.
+	// dailyRead reads an access profile's daily count without locking it.
 	dailyRead string
+	// dailyLockedRead, when set, reads the count and locks its row until the batch ends
+	// (PostgreSQL). A batch uses it only when its optimistic count was overtaken (see
+	// batch.flushDaily); SQLite's one writer never needs it.
+	dailyLockedRead string
 	// serializeInbox, when set, runs before an inbox entry draws its id: it serializes inbox
 	// writers across instances so that ids sort in commit order.
 	serializeInbox string
@@ -63,8 +68,10 @@ func postgresDialect() *dialect {
 		bind:            sqlx.DOLLAR,
 		strip:           indexedBy,
 		lockDue:         ` FOR UPDATE OF messages SKIP LOCKED`,
+		lockMatch:       ` FOR UPDATE SKIP LOCKED`,
 		recipientOfBody: `(convert_from(p.body, 'UTF8')::jsonb ->> 'recipient')`,
-		dailyRead: `INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, 0)
+		dailyRead:       `SELECT count FROM profile_daily WHERE access_profile = ? AND day = ?`,
+		dailyLockedRead: `INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, 0)
 			ON CONFLICT (access_profile, day) DO UPDATE SET count = profile_daily.count
 			RETURNING count`,
 		serializeInbox:        fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, inboxLockKey),

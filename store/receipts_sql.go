@@ -16,7 +16,10 @@ type receiptSQL struct {
 func newReceiptSQL(d *dialect) receiptSQL {
 	return receiptSQL{
 		providerReport: d.rebind(`SELECT provider, report FROM messages WHERE id = ?`),
-		match:          d.rebind(`SELECT id, report FROM messages WHERE provider = ? AND provider_ref = ?`),
+		// On PostgreSQL a message row that another transaction holds (a finish or claim in
+		// progress) is skipped: the receipt is kept and applied by the next reconcile pass, so
+		// that receipts never wait for, or deadlock with, another writer's locks.
+		match: d.rebind(`SELECT id, report FROM messages WHERE provider = ? AND provider_ref = ?` + d.lockMatch),
 		applyReport: d.rebind(`UPDATE messages SET report = ?, reported_at = ?, updated_at = ?
 			WHERE id = ?`),
 		keep: d.rebind(`INSERT INTO receipts (provider, provider_ref, report, code, received_at)

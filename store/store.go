@@ -39,7 +39,8 @@ type Store struct {
 	batches atomic.Int64 // transactions the writer committed or rolled back
 	handled atomic.Int64 // requests those transactions carried
 
-	requests         chan *request
+	requests         chan *request // everything but acceptances: the first writer's
+	accepts          chan *request // acceptances: any writer's
 	stopping         chan struct{}
 	writerDone       chan struct{}
 	checkpointPoke   chan struct{}
@@ -76,6 +77,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		version:    len(list),
 		startedAt:  ms(cfg.Clock.Now()),
 		requests:   make(chan *request, maxBatch),
+		accepts:    make(chan *request, maxBatch),
 		stopping:   make(chan struct{}),
 		writerDone: make(chan struct{}),
 

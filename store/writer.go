@@ -60,8 +60,12 @@ func (s *Store) send(ctx context.Context, o op, detach bool) error {
 	default:
 	}
 	r := &request{ctx: ctx, op: o, done: make(chan error, 1)}
+	queue := s.requests
+	if _, accept := o.(*acceptOp); accept {
+		queue = s.accepts
+	}
 	select {
-	case s.requests <- r:
+	case queue <- r:
 	case <-s.stopping:
 		return engine.ErrStoreClosed
 	case <-ctx.Done():
@@ -93,9 +97,17 @@ func (r *request) ctxDone(detach bool) <-chan struct{} {
 	return r.ctx.Done()
 }
 
-// run is the writer goroutine: it runs until Close and then refuses what is queued.
+// run is the writer goroutine: it runs until Close and then refuses what is queued. The first
+// writer takes every kind of request; the others (PostgreSQL) take acceptances only. Claims,
+// finishes, lease renewals and receipts all lock message rows, and in one writer they never
+// wait for each other's locks (two writers locking the same rows in different orders would
+// deadlock); acceptances only insert, so they can run side by side.
 func (w *writer) run() {
 	s := w.s
+	var general chan *request // nil (never ready) for the acceptance-only writers
+	if w == s.writers[0] {
+		general = s.requests
+	}
 	reqs := make([]*request, 0, maxBatch)
 	for {
 		select {
@@ -106,7 +118,8 @@ func (w *writer) run() {
 		}
 		var first *request
 		select {
-		case first = <-s.requests:
+		case first = <-general:
+		case first = <-s.accepts:
 		case <-s.stopping:
 			s.refuseQueued()
 			return
@@ -118,7 +131,9 @@ func (w *writer) run() {
 	drain:
 		for len(reqs) < maxBatch {
 			select {
-			case r := <-s.requests:
+			case r := <-general:
+				reqs = append(reqs, r)
+			case r := <-s.accepts:
 				reqs = append(reqs, r)
 			default:
 				break drain
@@ -135,6 +150,8 @@ func (s *Store) refuseQueued() {
 		select {
 		case r := <-s.requests:
 			r.done <- engine.ErrStoreClosed
+		case r := <-s.accepts:
+			r.done <- engine.ErrStoreClosed
 		default:
 			return
 		}
@@ -147,40 +164,39 @@ func (w *writer) runBatch(reqs []*request) {
 	s.batches.Add(1)
 	s.handled.Add(int64(len(reqs)))
 	errs := make([]error, len(reqs))
-	b, err := w.begin()
-	if err != nil {
-		for _, r := range reqs {
-			r.done <- err
-		}
-		return
-	}
-	b.fast = true
-	s.applyAll(b, reqs, errs)
-	err = b.finish()
-	for retry := 0; retry < maxBatchRetries && s.d.retryable(err); retry++ {
-		// Another instance's transaction deadlocked with this one (PostgreSQL): nothing was
-		// written, so run the same requests again.
-		s.log.Debug("store: batch aborted by the database; running it again", "err", err)
-		if b, err = w.begin(); err == nil {
-			b.fast = true
+	// The first run takes the fast path with optimistic daily counts. A run that fails in a way
+	// that wrote nothing runs again: on the savepoint path after an unexpected acceptance
+	// failure, under daily locks after its counts were overtaken, or as it was after the
+	// database aborted it (a deadlock or serialization failure between writers). Each flag only
+	// goes one way and retries are bounded, so this ends.
+	fast, lockDaily, retries := true, false, 0
+	for {
+		b, err := w.begin()
+		if err == nil {
+			b.fast, b.lockDaily = fast, lockDaily
 			s.applyAll(b, reqs, errs)
 			err = b.finish()
 		}
-	}
-	if errors.Is(err, errSlowPath) {
-		// An acceptance failed unexpectedly on the fast path: everything was rolled back, so
-		// run the same requests again with a savepoint for each acceptance.
-		if b, err = w.begin(); err == nil {
-			s.applyAll(b, reqs, errs)
-			err = b.finish()
+		switch {
+		case err == nil:
+		case errors.Is(err, errSlowPath) && fast:
+			fast = false
+			continue
+		case errors.Is(err, errDailyOvertaken) && !lockDaily:
+			lockDaily = true
+			continue
+		case s.d.retryable(err) && retries < maxBatchRetries:
+			retries++
+			s.log.Debug("store: batch aborted by the database; running it again", "err", err)
+			continue
+		default:
+			s.log.Error("store: batch transaction failed", "requests", len(reqs), "err", err)
+			for _, r := range reqs {
+				r.done <- err
+			}
+			return
 		}
-	}
-	if err != nil {
-		s.log.Error("store: batch transaction failed", "requests", len(reqs), "err", err)
-		for _, r := range reqs {
-			r.done <- err
-		}
-		return
+		break
 	}
 	for i, r := range reqs {
 		r.done <- errs[i]
@@ -199,6 +215,11 @@ func (b *batch) fastUnit(fn func() error, clean func(error) bool) error {
 	}
 	mark := b.chain
 	err := fn()
+	if b.s.d.retryable(err) {
+		// The database aborted the whole transaction (PostgreSQL): the batch runs again.
+		b.poison = err
+		return err
+	}
 	if err == nil || clean(err) {
 		if err != nil {
 			b.chain = mark
@@ -240,6 +261,12 @@ func (b *batch) unit(fn func() error) error {
 	mark := b.chain
 	if err := fn(); err != nil {
 		b.chain = mark
+		if b.s.d.retryable(err) {
+			// A deadlock or serialization failure (PostgreSQL) is not this unit's failure:
+			// the batch runs again as a whole, so no caller sees it.
+			b.poison = err
+			return err
+		}
 		if rerr := b.execCached(b.s.q.rollbackTo); rerr != nil {
 			b.poison = fmt.Errorf("store: rollback to savepoint: %w", rerr)
 		} else if rerr := b.execCached(b.s.q.release); rerr != nil {

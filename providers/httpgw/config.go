@@ -34,7 +34,7 @@ const (
 const (
 	// EventScript: one adapter call ended; class is "ok" or a scripting failure class.
 	EventScript = "script"
-	// EventCallback: one callback was handled; class is "unverified", "unreadable", "ignored"
+	// EventCallback: one callback was handled; class is "unverified", "unreadable", "deferred" (not read now: out of time), "ignored"
 	// (receipt returned null) or "parsed".
 	EventCallback = "callback"
 )
