@@ -5,8 +5,10 @@
 // configurable latency, and later posts a signed delivery report {"id", "status": "delivered"}
 // to a callback URL (hmac-sha256-body, hex, header x-signature) from a bounded worker pool, with
 // bounded retries on 5xx. It counts what it took per reference so that tests and bench can tell
-// how many messages it saw more than once, and can be told to refuse a fraction of requests
-// (503) or to take a fraction and never answer (the crash and maybe-sent tests).
+// how many messages it saw more than once, and under which Idempotency-Key header each was
+// taken; it can honour those keys as an idempotent gateway does (a repeated key gets the first
+// answer and is not taken again), and can be told to refuse a fraction of requests (503) or to
+// take a fraction and never answer (the crash and maybe-sent tests).
 //
 // mockgw imports only the standard library. It must never import engine, store, scripting or
 // the httpgw provider: it stands on the far side of the wire.

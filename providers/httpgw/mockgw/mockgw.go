@@ -21,6 +21,9 @@ import (
 type Options struct {
 	// Latency is how long the gateway takes before answering an accepted message.
 	Latency time.Duration
+	// LatencyAfterTake spends Latency after taking the message rather than before: a client
+	// that dies or gives up while waiting has sent it all the same (its answer was lost).
+	LatencyAfterTake bool
 	// CallbackURL receives the delivery reports; empty means no reports are posted.
 	CallbackURL string
 	// CallbackSecret keys the hex HMAC-SHA256 of each report body, sent in x-signature.
@@ -32,6 +35,11 @@ type Options struct {
 	// TimeoutAfterReceive is the fraction (0..1) of requests taken (counted, reported) but never
 	// answered: the connection is dropped when the client gives up or the gateway closes.
 	TimeoutAfterReceive float64
+	// IdempotencyKeys makes the gateway honour the Idempotency-Key request header as an
+	// idempotent gateway does: a request whose key was taken before gets the first answer again
+	// (201 with the same gateway reference) and is neither taken nor reported a second time.
+	// Without it a repeated key is taken again like any request; Keys records keys either way.
+	IdempotencyKeys bool
 	// Seed makes the fractions reproducible; 0 picks a random seed.
 	Seed uint64
 	// ReceiptWorkers is the number of goroutines posting reports (default 8).
@@ -59,6 +67,9 @@ type Stats struct {
 	Unique int
 	// Duplicates is the number of references taken more than once.
 	Duplicates int
+	// Replayed counts requests answered from an earlier take with the same Idempotency-Key
+	// (IdempotencyKeys); they are not counted as taken.
+	Replayed int
 	// Refused counts requests answered 400 or 503 (not taken).
 	Refused int
 	// Stalled counts requests taken and never answered.
@@ -79,6 +90,7 @@ type Gateway struct {
 	mu     sync.Mutex
 	rng    *mathrand.Rand
 	seen   map[string]int
+	keys   keyLedger
 	stats  Stats
 	server *http.Server
 	url    string
@@ -130,6 +142,7 @@ func New(opts Options) *Gateway {
 		closing: make(chan struct{}),
 		rng:     mathrand.New(mathrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		seen:    make(map[string]int),
+		keys:    newKeyLedger(),
 	}
 	if opts.CallbackURL != "" {
 		for range opts.ReceiptWorkers {
@@ -234,33 +247,48 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "to, text and reference (or x-request-id) are required"})
 		return
 	}
+	key := r.Header.Get("Idempotency-Key")
 	switch {
 	case roll < g.opts.FailTransient:
 		g.count(func(s *Stats) { s.Refused++ })
 		w.Header().Set("Retry-After", "1")
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "try again later"})
 	case roll < g.opts.FailTransient+g.opts.TimeoutAfterReceive:
-		g.take(r.Context(), msg.Reference)
+		g.take(r.Context(), msg.Reference, key)
 		g.count(func(s *Stats) { s.Stalled++ })
 		select {
 		case <-r.Context().Done():
 		case <-g.closing:
 		}
 		panic(http.ErrAbortHandler) // drop the connection without an answer
+	case g.opts.LatencyAfterTake:
+		ref := g.take(r.Context(), msg.Reference, key)
+		if !g.wait(r.Context(), g.opts.Latency) {
+			panic(http.ErrAbortHandler)
+		}
+		writeJSON(w, http.StatusCreated, map[string]string{"id": ref})
 	default:
 		if !g.wait(r.Context(), g.opts.Latency) {
 			panic(http.ErrAbortHandler)
 		}
-		ref := g.take(r.Context(), msg.Reference)
+		ref := g.take(r.Context(), msg.Reference, key)
 		writeJSON(w, http.StatusCreated, map[string]string{"id": ref})
 	}
 }
 
-// take counts reference as taken, queues its report and returns its gateway reference.
-func (g *Gateway) take(ctx context.Context, reference string) string {
-	ref := newReference()
+// take counts reference as taken under key (which may be empty), queues its report and
+// returns its gateway reference. Under IdempotencyKeys, a key taken before is a replay: it
+// returns the first take's gateway reference and neither counts nor reports anything again.
+func (g *Gateway) take(ctx context.Context, reference, key string) string {
 	g.mu.Lock()
+	if ref, ok := g.keys.replay(key); ok && g.opts.IdempotencyKeys {
+		g.stats.Replayed++
+		g.mu.Unlock()
+		return ref
+	}
+	ref := newReference()
 	g.seen[reference]++
+	g.keys.record(reference, key, ref)
 	g.mu.Unlock()
 	if g.opts.CallbackURL != "" {
 		select {

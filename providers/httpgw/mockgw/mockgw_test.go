@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,5 +228,120 @@ func TestCloseReleasesStalledRequestsAndIsIdempotent(t *testing.T) {
 	}
 	if err := g.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+// postKeyed posts one message with an Idempotency-Key header (none when key is empty) and
+// returns the status and the gateway reference answered; a transport error reads as status 0.
+func postKeyed(base, reference, key string) (int, string) {
+	body := `{"to":"+15550123","from":"+15550100","text":"hello","reference":"` + reference + `"}`
+	req, _ := http.NewRequest(http.MethodPost, base+"messages", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, ""
+	}
+	defer resp.Body.Close()
+	var answer map[string]string
+	_ = json.NewDecoder(resp.Body).Decode(&answer)
+	return resp.StatusCode, answer["id"]
+}
+
+func TestIdempotencyKeysReplayTheFirstAnswer(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, 0)
+	g, base := startGateway(t, Options{IdempotencyKeys: true, CallbackURL: rc.URL, CallbackSecret: secret})
+	status, first := postKeyed(base, "msg-1", "msg-1.1")
+	if status != http.StatusCreated || first == "" {
+		t.Fatalf("first post: %d %q", status, first)
+	}
+	if status, again := postKeyed(base, "msg-1", "msg-1.1"); status != http.StatusCreated || again != first {
+		t.Fatalf("replay: %d %q, want 201 %q", status, again, first)
+	}
+	if report := <-rc.reports; report["id"] != first {
+		t.Fatalf("report %v, want one for %s", report, first)
+	}
+	if g.Seen("msg-1") != 1 || !slices.Equal(g.Keys("msg-1"), []string{"msg-1.1"}) {
+		t.Fatalf("after a replay: seen %d, keys %v; want one take under msg-1.1", g.Seen("msg-1"), g.Keys("msg-1"))
+	}
+	// Another key for the same message is a second take: the ledger shows both keys.
+	if status, second := postKeyed(base, "msg-1", "msg-1.2"); status != http.StatusCreated || second == first {
+		t.Fatalf("new key: %d %q, want a new reference", status, second)
+	}
+	<-rc.reports
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := g.Stats()
+	if s.Requests != 3 || s.Replayed != 1 || s.Unique != 1 || s.Duplicates != 1 || s.ReceiptsPosted != 2 {
+		t.Fatalf("stats %+v; want 3 requests, 1 replayed, msg-1 taken twice, 2 reports", s)
+	}
+	if !slices.Equal(g.Keys("msg-1"), []string{"msg-1.1", "msg-1.2"}) || g.Keys("nope") != nil {
+		t.Fatalf("keys %v", g.Keys("msg-1"))
+	}
+}
+
+func TestIdempotencyKeysOffTakesARepeatedKeyAgain(t *testing.T) {
+	t.Parallel()
+	g, base := startGateway(t, Options{})
+	_, first := postKeyed(base, "msg-1", "k")
+	_, second := postKeyed(base, "msg-1", "k")
+	postKeyed(base, "msg-2", "")
+	if first == second || g.Seen("msg-1") != 2 || g.Stats().Replayed != 0 {
+		t.Fatalf("refs %q %q, seen %d, stats %+v: want two takes", first, second, g.Seen("msg-1"), g.Stats())
+	}
+	if !slices.Equal(g.Keys("msg-1"), []string{"k"}) || len(g.Keys("msg-2")) != 0 {
+		t.Fatalf("keys msg-1 %v msg-2 %v", g.Keys("msg-1"), g.Keys("msg-2"))
+	}
+}
+
+// Concurrent requests with one key, all waiting out the latency together, make one take.
+func TestIdempotencyKeysConcurrentRepeatsTakeOnce(t *testing.T) {
+	t.Parallel()
+	g, base := startGateway(t, Options{IdempotencyKeys: true, Latency: 20 * time.Millisecond})
+	const n = 16
+	refs := make(chan string, n)
+	for range n {
+		go func() {
+			_, ref := postKeyed(base, "msg-1", "msg-1.1")
+			refs <- ref
+		}()
+	}
+	first := <-refs
+	for range n - 1 {
+		if ref := <-refs; ref != first || ref == "" {
+			t.Fatalf("answers %q and %q for one key", first, ref)
+		}
+	}
+	if s := g.Stats(); g.Seen("msg-1") != 1 || s.Replayed != n-1 {
+		t.Fatalf("seen %d, stats %+v; want one take and %d replays", g.Seen("msg-1"), s, n-1)
+	}
+}
+
+// With LatencyAfterTake, a client that gives up while the gateway waits has still sent its
+// message; sending it again under the same key gets the answer it lost.
+func TestLatencyAfterTakeLosesTheAnswerNotTheMessage(t *testing.T) {
+	t.Parallel()
+	g, base := startGateway(t, Options{IdempotencyKeys: true, LatencyAfterTake: true, Latency: 300 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"messages",
+		strings.NewReader(`{"to":"+15550123","text":"hello","reference":"msg-1"}`))
+	req.Header.Set("Idempotency-Key", "msg-1.1")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatalf("answered %d before the latency passed", resp.StatusCode)
+	}
+	if g.Seen("msg-1") != 1 {
+		t.Fatalf("seen %d: the abandoned request was not taken", g.Seen("msg-1"))
+	}
+	if status, ref := postKeyed(base, "msg-1", "msg-1.1"); status != http.StatusCreated || ref == "" {
+		t.Fatalf("resend: %d %q", status, ref)
+	}
+	if s := g.Stats(); g.Seen("msg-1") != 1 || s.Replayed != 1 {
+		t.Fatalf("seen %d, stats %+v; want one take and one replay", g.Seen("msg-1"), s)
 	}
 }
