@@ -10,50 +10,16 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"switchboard/engine/auth"
 	"switchboard/providers/httpgw/mockgw"
 )
-
-// serveProc is a `switchboard serve` process on a fixed port, restartable after SIGKILL.
-type serveProc struct {
-	t       *testing.T
-	runtime string
-	logs    *syncBuffer
-	mu      sync.Mutex
-	cmd     *exec.Cmd
-	done    chan struct{}
-}
-
-func (p *serveProc) start() {
-	p.t.Helper()
-	cmd := exec.Command(binary, "serve", "--config", p.runtime)
-	cmd.Stdout, cmd.Stderr = p.logs, p.logs
-	if err := cmd.Start(); err != nil {
-		p.t.Fatalf("start serve: %v", err)
-	}
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	p.mu.Lock()
-	p.cmd, p.done = cmd, done
-	p.mu.Unlock()
-}
-
-func (p *serveProc) kill() {
-	p.mu.Lock()
-	cmd, done := p.cmd, p.done
-	p.mu.Unlock()
-	_ = cmd.Process.Signal(syscall.SIGKILL)
-	<-done
-}
 
 func freePort(t *testing.T) int {
 	t.Helper()
@@ -113,7 +79,7 @@ func TestCrashesLoseNothing(t *testing.T) {
 	if err := os.WriteFile(layout.runtimePath, []byte(rtText), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	proc := &serveProc{t: t, runtime: layout.runtimePath, logs: &syncBuffer{}}
+	proc := &scaleInstance{tb: t, bin: binary, runtime: layout.runtimePath, logs: &syncBuffer{}}
 	proc.start()
 	defer func() {
 		proc.kill()

@@ -186,7 +186,8 @@ func writeScaleRuntime(devRuntimePath, path, api string, opts scaleOptions) erro
 	return nil
 }
 
-// scaleInstance is one `serve` process on a fixed API port, restartable after SIGKILL.
+// scaleInstance is one `serve` process (of binary bin, with env, or the test's environment when
+// env is nil) on a fixed API port, restartable after SIGKILL.
 type scaleInstance struct {
 	tb                testing.TB
 	bin, runtime, api string
