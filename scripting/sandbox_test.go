@@ -54,7 +54,7 @@ func TestAdversarialScripts(t *testing.T) {
 		{"length 1e9 then sort", `var a = [3, 1]; a.length = 1e9; return a.sort()`, ClassFailed, "Array.prototype.sort"},
 		{"spread of a long string", `return [...'x'.repeat(1 << 20)].length`, ClassFailed, "iterator: more than 65536 steps"},
 		{"Array.from a long string", `return Array.from('x'.repeat(1 << 20)).length`, ClassFailed, "iterator: more than"},
-		{"spread of many regexp matches", `return [...'x'.repeat(1 << 20).matchAll(/x/g)].length`, ClassFailed, "iterator: more than"},
+		{"spread of many regexp matches", `return [...'x'.repeat(1 << 18).matchAll(/x/g)].length`, ClassFailed, "iterator: more than"},
 		{"sparse spread", `var a = []; a[4e9] = 1; return [...a].length`, ClassFailed, "iterator: more than 65536 steps"},
 		{"sparse into a Set", `var a = []; a.length = 1e9; return new Set(a).size`, ClassFailed, "iterator: more than"},
 		{"inflated arguments spread", `function g() { arguments.length = 1e9; return [...arguments].length } return g()`, ClassFailed, "iterator: more than"},

@@ -100,9 +100,9 @@ func TestGroupCommit(t *testing.T) {
 	}
 	// The first batch is inside the writer, blocked at BEGIN; wait until the others are queued.
 	deadline := time.Now().Add(10 * time.Second)
-	for s.handled.Load()+int64(len(s.requests)) < callers {
+	for s.handled.Load()+int64(len(s.accepts)) < callers {
 		if time.Now().After(deadline) {
-			t.Fatalf("only %d requests queued", len(s.requests))
+			t.Fatalf("only %d requests queued", len(s.accepts))
 		}
 		runtime.Gosched()
 	}
@@ -148,7 +148,7 @@ func TestCloseRefusesQueued(t *testing.T) {
 		}()
 	}
 	deadline := time.Now().Add(10 * time.Second)
-	for s.handled.Load()+int64(len(s.requests)) < callers {
+	for s.handled.Load()+int64(len(s.accepts)) < callers {
 		if time.Now().After(deadline) {
 			t.Fatal("requests did not queue")
 		}
