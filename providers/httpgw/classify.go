@@ -41,6 +41,13 @@ func (p *Provider) classify(ctx context.Context, ans *answer) engine.Outcome {
 	}
 	var out interpretOutput
 	ok, err := p.program.CallInto(ctx, "interpret", &out, p.responseInput(ans))
+	if scripting.ClassOf(err) == scripting.ClassDeadline && ctx.Err() == nil {
+		// interpret reads the answer and nothing else, so running it again is safe. A loaded
+		// machine can stall a call past its deadline, and after a 2xx that failure would make
+		// the send uncertain (unknown, held for an operator): give it one more run first.
+		out = interpretOutput{}
+		ok, err = p.program.CallInto(ctx, "interpret", &out, p.responseInput(ans))
+	}
 	if err == nil && ok {
 		var o engine.Outcome
 		if o, err = p.fromInterpret(ans, &out); err == nil {
