@@ -45,9 +45,6 @@ type Config struct {
 	BusyTimeout time.Duration
 	// ReadConnections bounds the read pool (Message, Stats, LapsedLeases, VerifyAudit). 0 means 4.
 	ReadConnections int
-	// WriterID names the audit chain of this instance's first writer. "" means a fresh random
-	// id per Open, so that every process (and every run of a command) writes its own chain.
-	WriterID string
 	// Writers is how many group-commit writers (each one connection, one transaction at a time
 	// and its own audit chain) a PostgreSQL store runs. 0 means 2. SQLite has exactly one.
 	Writers int

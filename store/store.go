@@ -220,13 +220,4 @@ func (s *Store) WriterStats() WriterStats {
 // WriterID is the audit writer id of this instance's first writer: its chain in the journal.
 func (s *Store) WriterID() string { return s.writers[0].id }
 
-// WriterIDs are the audit writer ids of this instance, one chain per writer.
-func (s *Store) WriterIDs() []string {
-	ids := make([]string, len(s.writers))
-	for i, w := range s.writers {
-		ids[i] = w.id
-	}
-	return ids
-}
-
 var _ engine.Store = (*Store)(nil)

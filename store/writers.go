@@ -21,19 +21,15 @@ type writer struct {
 	mac   hash.Hash // the audit key's HMAC, the writer's own (a hash.Hash is not shared safely)
 }
 
-// addWriters takes n connections of the write pool, one writer each. The first writer's id is
-// Config.WriterID when set; every other id is random.
+// addWriters takes n connections of the write pool, one writer each. Every writer gets a fresh
+// random id, so that every process (and every run of a command) writes chains of its own.
 func (s *Store) addWriters(ctx context.Context, n int) error {
 	for i := range n {
 		conn, err := s.wdb.Connx(ctx)
 		if err != nil {
 			return fmt.Errorf("store: take write connection %d: %w", i+1, err)
 		}
-		id := rand.Text()
-		if i == 0 && s.cfg.WriterID != "" {
-			id = s.cfg.WriterID
-		}
-		s.writers = append(s.writers, &writer{s: s, id: id, conn: conn,
+		s.writers = append(s.writers, &writer{s: s, id: rand.Text(), conn: conn,
 			stmts: make(map[string]*sqlx.Stmt), mac: newMAC(s.cfg.AuditKey)})
 	}
 	return nil
