@@ -50,7 +50,7 @@ func (s *Store) PutInbox(ctx context.Context, entry engine.InboxEntry) (engine.I
 	if entry.Payload == nil {
 		entry.Payload = []byte{} // NULL means erased
 	}
-	o := &inboxOp{q: newInboxSQL(s.d), entry: entry}
+	o := &inboxOp{q: &s.q.inbox, entry: entry}
 	if len(entry.Response) <= MaxCachedResponse {
 		o.cached = entry.Response
 	}
@@ -79,7 +79,7 @@ func checkInboxEntry(e *engine.InboxEntry) error {
 
 // inboxOp is one PutInbox on its way through the writer.
 type inboxOp struct {
-	q      inboxSQL
+	q      *inboxSQL
 	entry  engine.InboxEntry
 	cached []byte // the response to keep: entry.Response, or nil when it is too large
 	result engine.InboxResult
@@ -198,7 +198,7 @@ func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engin
 	if after != "" && !isUUID(after) {
 		return nil, "", engine.NewProblem(engine.CodeRequestInvalid, "after must be a cursor the inbox gave out")
 	}
-	q := newInboxSQL(s.d)
+	q := &s.q.inbox
 	tx, err := s.beginRead(ctx)
 	if err != nil {
 		return nil, "", fmt.Errorf("store: list inbox: %w", err)
@@ -281,7 +281,7 @@ func (s *Store) MakeRecipientDue(ctx context.Context, peerID string, now time.Ti
 	if peerID == "" {
 		return 0, errors.New("store: make recipient due: the peer id is empty")
 	}
-	q := newInboxSQL(s.d)
+	q := &s.q.inbox
 	total := 0
 	for {
 		o := &makeDueOp{query: q.makeDue, peerID: peerID, now: ms(now), limit: makeDueChunk}

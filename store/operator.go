@@ -24,7 +24,7 @@ func (s *Store) ApplyOperatorActions(ctx context.Context, actions []engine.Opera
 	if len(actions) > engine.MaxOperatorBatch {
 		return nil, fmt.Errorf("store: operator: %d actions in one batch, at most %d", len(actions), engine.MaxOperatorBatch)
 	}
-	o := &operatorOp{q: newOperatorSQL(s.d), actions: make([]engine.OperatorAction, len(actions))}
+	o := &operatorOp{q: &s.q.operator, actions: make([]engine.OperatorAction, len(actions))}
 	for i, a := range actions {
 		if _, _, _, ok := a.Action.Transition(); !ok || a.MessageID == "" {
 			return nil, fmt.Errorf("store: operator: action %q on message %q is not valid", a.Action, a.MessageID)
@@ -42,7 +42,7 @@ func (s *Store) ApplyOperatorActions(ctx context.Context, actions []engine.Opera
 
 // operatorOp is one ApplyOperatorActions on its way through the writer.
 type operatorOp struct {
-	q       operatorSQL
+	q       *operatorSQL
 	actions []engine.OperatorAction
 	results []engine.OperatorResult
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"database/sql/driver"
 	"embed"
 	"fmt"
@@ -87,15 +86,6 @@ func (s *Store) migrateLocked(ctx context.Context, list []migration) (err error)
 		}
 	}()
 	return migrate(ctx, conn, s.q, list, s.clock.Now())
-}
-
-// beginRead opens a read transaction that sees one snapshot of the database: SQLite's read
-// transactions do by themselves; PostgreSQL's need repeatable read.
-func (s *Store) beginRead(ctx context.Context) (*sqlx.Tx, error) {
-	if s.d.name != "postgres" {
-		return s.rdb.BeginTxx(ctx, nil)
-	}
-	return s.rdb.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
 }
 
 // LockSweep takes the retention lock of the database, so that instances sharing it never run

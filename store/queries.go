@@ -17,11 +17,14 @@ type queries struct {
 	migrationsApplied     string
 	migrationsRecord      string
 
-	msg     messageSQL
-	accept  acceptSQL
-	claim   claimSQL
-	receipt receiptSQL
-	audit   auditSQL
+	msg       messageSQL
+	accept    acceptSQL
+	claim     claimSQL
+	receipt   receiptSQL
+	audit     auditSQL
+	inbox     inboxSQL
+	operator  operatorSQL
+	retention retentionSQL
 }
 
 // newQueries returns the statements of dialect d.
@@ -53,5 +56,9 @@ func newQueries(d *dialect) *queries {
 		claim:   newClaimSQL(d),
 		receipt: newReceiptSQL(d),
 		audit:   newAuditSQL(d),
+
+		inbox:     newInboxSQL(d),
+		operator:  newOperatorSQL(d),
+		retention: newRetentionSQL(d),
 	}
 }

@@ -107,3 +107,12 @@ func (s *Store) StatsFor(ctx context.Context, now time.Time, maxBytes int64) (en
 	}
 	return st, nil
 }
+
+// beginRead opens a read transaction that sees one snapshot of the database: SQLite's read
+// transactions do by themselves; PostgreSQL's need repeatable read.
+func (s *Store) beginRead(ctx context.Context) (*sqlx.Tx, error) {
+	if s.d.name != "postgres" {
+		return s.rdb.BeginTxx(ctx, nil)
+	}
+	return s.rdb.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+}

@@ -13,7 +13,7 @@ import (
 // cutoff would erase in all: for records, the final messages whose final time is at or before
 // cutoff, whether or not their payload is gone yet.
 func (s *Store) CountErasable(ctx context.Context, kind engine.EraseKind, cutoff time.Time) (int64, error) {
-	q := newRetentionSQL(s.d)
+	q := &s.q.retention
 	c := ms(cutoff)
 	var stmts []string
 	switch kind {
@@ -69,7 +69,7 @@ func (s *Store) EraseBatch(ctx context.Context, b engine.EraseBatch) (engine.Era
 	if b.At.IsZero() {
 		b.At = s.clock.Now()
 	}
-	o := &eraseOp{q: newRetentionSQL(s.d), b: b}
+	o := &eraseOp{q: &s.q.retention, b: b}
 	if err := s.submit(ctx, o); err != nil {
 		return engine.EraseResult{}, err
 	}
@@ -78,7 +78,7 @@ func (s *Store) EraseBatch(ctx context.Context, b engine.EraseBatch) (engine.Era
 
 // eraseOp is one EraseBatch on its way through the writer.
 type eraseOp struct {
-	q retentionSQL
+	q *retentionSQL
 	b engine.EraseBatch
 	n int
 }
