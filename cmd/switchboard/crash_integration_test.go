@@ -21,7 +21,7 @@ import (
 	"switchboard/providers/httpgw/mockgw"
 )
 
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -84,11 +84,7 @@ func TestCrashesLoseNothing(t *testing.T) {
 	defer func() {
 		proc.kill()
 		if t.Failed() {
-			logs := proc.logs.String()
-			if len(logs) > 20000 {
-				logs = logs[len(logs)-20000:]
-			}
-			t.Logf("serve logs (tail):\n%s", logs)
+			t.Logf("serve logs (tail):\n%s", tail(proc.logs.String(), 20000))
 		}
 	}()
 	issuer, err := auth.LoadDevIssuer(layout.issuerKeyPath, devIssuer, devAudience)

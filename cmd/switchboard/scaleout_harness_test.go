@@ -259,12 +259,7 @@ func tail(s string, n int) string {
 // loopbackAddr is a loopback host:port that was free a moment ago.
 func loopbackAddr(tb testing.TB) string {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
+	return fmt.Sprintf("127.0.0.1:%d", freePort(tb))
 }
 
 // roundRobin is the load balancer in front of the instances: each request goes to the next
