@@ -29,24 +29,39 @@ type alarm struct {
 	vm       *goja.Runtime
 	timer    *time.Timer
 	deadline atomic.Int64 // of the current arming, read by the timer's goroutine
+	rang     atomic.Pointer[interruption]
 	stopCtx  func() bool
 	armed    bool
+}
+
+// ring records why the sandbox is interrupted, for the Go loops that check (rung), then
+// interrupts the runtime, which stops JavaScript code at its next instruction.
+func (a *alarm) ring(i interruption) {
+	a.rang.Store(&i)
+	a.vm.Interrupt(i)
+}
+
+// rung reports the interruption of the current arming, or nil while none has happened. A
+// built-in that loops in Go (a spread driving an iterator) never reaches an instruction
+// where goja checks its interrupt flag, so the sandbox's guards call rung between steps.
+func (a *alarm) rung() *interruption {
+	return a.rang.Load()
 }
 
 // arm starts the deadline timer and, when ctx can end, a context watcher.
 func (a *alarm) arm(ctx context.Context, d time.Duration) {
 	a.deadline.Store(int64(d))
+	a.rang.Store(nil)
 	if a.timer == nil {
 		a.timer = time.AfterFunc(d, func() {
-			a.vm.Interrupt(interruption{deadline: time.Duration(a.deadline.Load())})
+			a.ring(interruption{deadline: time.Duration(a.deadline.Load())})
 		})
 	} else {
 		a.timer.Reset(d)
 	}
 	a.stopCtx = nil
 	if ctx.Done() != nil {
-		vm := a.vm
-		a.stopCtx = context.AfterFunc(ctx, func() { vm.Interrupt(interruption{ctxErr: ctx.Err()}) })
+		a.stopCtx = context.AfterFunc(ctx, func() { a.ring(interruption{ctxErr: ctx.Err()}) })
 	}
 	a.armed = true
 }

@@ -192,6 +192,9 @@ func (sb *sandbox) classify(entry string, err error, serializing bool) *Error {
 		}
 		return newError(entry, ClassDeadline, "interrupted")
 	}
+	if sb.interrupted != nil {
+		return newError(entry, ClassDeadline, sb.interrupted.message())
+	}
 	class := ClassFailed
 	if serializing {
 		class = ClassOutputInvalid

@@ -2,6 +2,7 @@ package scripting
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -70,6 +71,29 @@ function f(i) {
 	for i, want := range []string{"16", "16", "16", "16", "16", "16", "32", "32", "32", "16"} {
 		if got, err := call(t, p, "f", i); got != want || err != nil {
 			t.Errorf("case %d = %s, %v; want %s", i, got, err, want)
+		}
+	}
+}
+
+// TestIteratorCapsEveryBuiltInIterator drives each capped iterator one step past a small
+// ArrayLength: each must refuse, and each must allow exactly the limit.
+func TestIteratorCapsEveryBuiltInIterator(t *testing.T) {
+	t.Parallel()
+	sources := map[string]string{
+		"array":      `[...Array(n).keys()]`,
+		"string":     `[...'x'.repeat(n)]`,
+		"map":        `[...(() => { const m = new Map(); for (let i = 0; i < n; i++) m.set(i, i); return m })()]`,
+		"set":        `[...(() => { const s = new Set(); for (let i = 0; i < n; i++) s.add(i); return s })()]`,
+		"regexp all": `[...'x'.repeat(n).matchAll(/x/g)]`,
+	}
+	for name, expr := range sources {
+		p := newProgram(t, "function f(n) { return "+expr+".length }", []string{"f"},
+			func(o *Options) { o.Limits.ArrayLength = 32 })
+		if got, err := call(t, p, "f", 32); got != "32" || err != nil {
+			t.Errorf("%s of 32 = %s, %v; want 32", name, got, err)
+		}
+		if _, err := call(t, p, "f", 33); ClassOf(err) != ClassFailed || !strings.Contains(err.Error(), "iterator: more than 32 steps") {
+			t.Errorf("%s of 33: %v; want the iterator cap", name, err)
 		}
 	}
 }

@@ -36,6 +36,9 @@ type sandbox struct {
 	outLimit  int
 	outStack  []*goja.Object
 	tooLarge  bool
+	// interrupted holds the interruption a Go loop of the sandbox's guards ended the call
+	// with (throwInterrupted), so that classify reports the deadline, not the thrown error.
+	interrupted *interruption
 	// tainted is set when the sandbox itself throws into the script (a cap, a host helper's
 	// TypeError, an assignment to a frozen built-in): such a call's runtime is dropped.
 	tainted bool
@@ -152,7 +155,7 @@ func (e *notFunctionError) Error() string {
 
 // begin resets the per-call state.
 func (sb *sandbox) begin(ctx context.Context, entry string, outLimit int) {
-	sb.ctx, sb.entry, sb.outLimit, sb.tooLarge, sb.tainted = ctx, entry, outLimit, false, false
+	sb.ctx, sb.entry, sb.outLimit, sb.tooLarge, sb.tainted, sb.interrupted = ctx, entry, outLimit, false, false, nil
 	clear(sb.iterSteps)
 	sb.joinStack = sb.joinStack[:0]
 	sb.out = sb.out[:0]
@@ -166,6 +169,14 @@ func (sb *sandbox) throwRange(format string, args ...any) {
 		panic(err)
 	}
 	panic(obj)
+}
+
+// throwInterrupted ends a call whose alarm rang while a built-in looped in Go. The thrown
+// RangeError unwinds the loop; should the script catch it, goja's own interrupt stops the
+// script at its next instruction.
+func (sb *sandbox) throwInterrupted(i interruption) {
+	sb.interrupted = &i
+	sb.throwRange("%s", i.message())
 }
 
 // throwType throws a TypeError into the running script.
