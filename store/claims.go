@@ -178,7 +178,7 @@ type renewOp struct {
 }
 
 func (o *renewOp) apply(b *batch) error {
-	return b.unit(func() error {
+	run := func() error {
 		o.lost = 0
 		for _, l := range o.leases {
 			n, err := b.execN(b.s.q.claim.renew, ms(o.until), l.MessageID, l.Token)
@@ -190,7 +190,11 @@ func (o *renewOp) apply(b *batch) error {
 			}
 		}
 		return nil
-	})
+	}
+	if b.fast {
+		return b.fastUnit(run, neverClean) // as receipts: no failure here is clean
+	}
+	return b.unit(run)
 }
 
 // LapsedLeases returns up to limit sending messages whose lease expired before now, oldest

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -122,6 +123,7 @@ func outcomeClass(a engine.AttemptOutcome) engine.OutcomeClass {
 
 // pendingReceipt is a kept receipt waiting for its reference.
 type pendingReceipt struct {
+	ID         int64  `db:"id"`
 	Report     string `db:"report"`
 	Code       string `db:"code"`
 	ReceivedAt int64  `db:"received_at"`
@@ -148,6 +150,7 @@ func (b *batch) applyPendingReceipts(id, provider string, report engine.Report, 
 	if len(pending) == 0 {
 		return nil
 	}
+	slices.SortFunc(pending, func(a, b pendingReceipt) int { return cmp.Compare(a.ID, b.ID) })
 	report, changed := engine.Report(cur.Report), false
 	reportedAt := int64(0)
 	for _, p := range pending {

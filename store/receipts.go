@@ -41,7 +41,7 @@ type matchedMessage struct {
 }
 
 func (o *receiptsOp) apply(b *batch) error {
-	return b.unit(func() error {
+	run := func() error {
 		o.tally = engine.ReceiptTally{}
 		for _, r := range o.receipts {
 			if err := o.record(b, r); err != nil {
@@ -49,7 +49,14 @@ func (o *receiptsOp) apply(b *batch) error {
 			}
 		}
 		return nil
-	})
+	}
+	if b.fast {
+		// Every failure here is the database's, after writes perhaps: none is clean, so any
+		// sends the batch down the savepoint path, where this runs again in a savepoint. The
+		// fast path saves a savepoint and its release per delivery report.
+		return b.fastUnit(run, neverClean)
+	}
+	return b.unit(run)
 }
 
 func (o *receiptsOp) record(b *batch, r engine.Receipt) error {

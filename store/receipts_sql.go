@@ -24,8 +24,11 @@ func newReceiptSQL(d *dialect) receiptSQL {
 			WHERE id = ?`),
 		keep: d.rebind(`INSERT INTO receipts (provider, provider_ref, report, code, received_at)
 			VALUES (?, ?, ?, ?, ?)`),
-		pending: d.rebind(`SELECT report, code, received_at FROM receipts
-			WHERE provider = ? AND provider_ref = ? AND applied = 0 ORDER BY id`),
+		// Read at every finish that records a reference, and nearly always empty: without an
+		// ORDER BY it costs half as much on SQLite (4.9 against 9.7 µs), and the few rows it
+		// finds are put in arrival order by the caller.
+		pending: d.rebind(`SELECT id, report, code, received_at FROM receipts
+			WHERE provider = ? AND provider_ref = ? AND applied = 0`),
 		markApplied: d.rebind(`UPDATE receipts SET applied = 1, applied_at = ?
 			WHERE provider = ? AND provider_ref = ? AND applied = 0`),
 		// Kept receipts whose reference a message holds by now: on PostgreSQL a receipt can be
