@@ -32,6 +32,7 @@ type benchConfig struct {
 	Concurrency    int     // dispatch.concurrency of the runtime file
 	Package        string
 	Out            string
+	CPUProfile     string        // file for a CPU profile of the run, or ""
 	Timeout        time.Duration // how long to wait for the last message to become final
 }
 

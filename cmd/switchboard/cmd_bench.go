@@ -71,6 +71,7 @@ func (a *app) benchCommand() *cobra.Command {
 	f.IntVar(&cfg.Concurrency, "concurrency", 160, "dispatch.concurrency: dispatcher workers")
 	f.StringVar(&cfg.Package, "package", "examples/quickstart", "the package to benchmark (copied, never written)")
 	f.StringVar(&cfg.Out, "out", "", "folder for the raw samples (samples.csv) and a chart (latency.png)")
+	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run (stack, stand-ins and callers) to this file, for go tool pprof")
 	f.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "how long to wait, after the last submission, for every message to become final")
 	return cmd
 }
@@ -123,6 +124,14 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 	if f, ok := a.stderr.(*os.File); ok && !a.json() && term.IsTerminal(int(f.Fd())) {
 		bar = a.newProgress("dispatched", int64(cfg.Messages))
 	}
+	stopProfile := func() {}
+	if cfg.CPUProfile != "" {
+		// The profile covers the load and the dispatch, not the final read of every message.
+		if stopProfile, err = startCPUProfile(cfg.CPUProfile); err != nil {
+			return environment("bench.unwritable", cfg.CPUProfile, err)
+		}
+		defer stopProfile()
+	}
 	var accepted atomic.Int64
 	loadDone := make(chan struct{})
 	var samples []benchSample
@@ -135,6 +144,7 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 		func(n int64) { bar.set(n, int64(cfg.Messages)) })
 	bar.finish()
 	<-loadDone
+	stopProfile()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
