@@ -5,6 +5,7 @@ package store
 type acceptSQL struct {
 	idemInsert       string
 	idemSelect       string
+	idemOwner        string
 	idemDelete       string
 	dailyCount       string
 	dailyCountLocked string
@@ -19,6 +20,9 @@ func newAcceptSQL(d *dialect) acceptSQL {
 			ON CONFLICT (issuer, subject, key) DO NOTHING`),
 		idemSelect: d.rebind(`SELECT request_hash, response, message_id, expires_at FROM idempotency
 			WHERE issuer = ? AND subject = ? AND key = ?`),
+		// The message a key's record names: after a multi-row insert met a conflict, a record
+		// is the batch's own when it names the acceptance's message.
+		idemOwner: d.rebind(`SELECT message_id FROM idempotency WHERE issuer = ? AND subject = ? AND key = ?`),
 		// Undoes the record of an acceptance refused after it was inserted (the daily limit),
 		// so that the fast path needs no savepoint.
 		idemDelete: d.rebind(`DELETE FROM idempotency WHERE issuer = ? AND subject = ? AND key = ?`),
