@@ -36,6 +36,8 @@ type benchResult struct {
 	Lost               int     `json:"lost"`
 	Duplicates         int     `json:"duplicates"`
 	ReceiptsFailed     int     `json:"receiptsFailed"`
+	WriterBatches      int64   `json:"writerBatches"`
+	WriterMeanBatch    float64 `json:"writerMeanBatch"`
 	DurationSeconds    float64 `json:"durationSeconds"`
 }
 
@@ -157,6 +159,9 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 	}
 	r := summarize(cfg, samples, start, dups, peakRSSBytes())
 	r.ReceiptsFailed = e.receiptsFailed()
+	if ws := e.stack.store.WriterStats(); ws.Batches > 0 {
+		r.WriterBatches, r.WriterMeanBatch = ws.Batches, float64(ws.Requests)/float64(ws.Batches)
+	}
 	if cfg.Out != "" {
 		if err := writeBenchOut(cfg.Out, samples, start); err != nil {
 			return environment("bench.unwritable", cfg.Out, err)
@@ -188,6 +193,7 @@ func (a *app) printBench(r benchResult) {
 	fmt.Fprintf(w, "peak RSS\t%.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(w, "duplicates\t%d\n", r.Duplicates)
 	fmt.Fprintf(w, "receipts failed\t%d (the mock gateway gave up posting them)\n", r.ReceiptsFailed)
+	fmt.Fprintf(w, "store writer\t%d transactions, %.1f requests each on average\n", r.WriterBatches, r.WriterMeanBatch)
 	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
 	_ = w.Flush()
 }
