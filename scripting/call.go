@@ -15,17 +15,17 @@ import (
 // (null for null or undefined; functions and symbols also become null).
 //
 // Each argument must be a plain Go value: nil, bool, string, any integer or float type,
-// json.Number, json.RawMessage, map[string]any, []any, or by reflection any map with string
-// keys, slice or array of those and named types of those kinds; anything else (a struct, a
-// pointer) goes through encoding/json first. Object keys arrive in sorted order; nesting
-// deeper than 128 levels is refused with ErrInput. The script receives fresh plain objects
-// built for this call: what it does to them reaches neither the caller nor the next call. The call runs in a runtime
-// taken from the pool, under Limits.Deadlines[entry] and until ctx ends, whichever comes
-// first; both interrupt the script with ClassDeadline. A result whose JSON exceeds
-// Limits.OutputBytes[entry] is refused with ClassOutputTooLarge, one that cannot be
-// serialized with ClassOutputInvalid, and anything the script throws with ClassFailed.
-// Script failures are *Error values, whose message has the input's strings redacted;
-// ErrNoEntry, ErrClosed and ErrInput are not script failures.
+// json.Number, json.RawMessage, map[string]any, Object, []any, or by reflection any map with
+// string keys, slice or array of those and named types of those kinds; anything else (a struct,
+// a pointer) goes through encoding/json first. The keys of a map (and the members of an Object)
+// arrive in sorted order; nesting deeper than 128 levels is refused with ErrInput. The script
+// receives fresh plain objects built for this call: what it does to them reaches neither the
+// caller nor the next call. The call runs in a runtime taken from the pool, under
+// Limits.Deadlines[entry] and until ctx ends, whichever comes first; both interrupt the script
+// with ClassDeadline. A result whose JSON exceeds Limits.OutputBytes[entry] is refused with
+// ClassOutputTooLarge, one that cannot be serialized with ClassOutputInvalid, and anything the
+// script throws with ClassFailed. Script failures are *Error values, whose message has the
+// input's strings redacted; ErrNoEntry, ErrClosed and ErrInput are not script failures.
 //
 // Call is safe for concurrent use. A runtime goes back to the pool after a call that
 // succeeded or that failed only because the script threw; it is dropped after an
@@ -33,8 +33,12 @@ import (
 // frozen built-in or a result that could not be serialized; and it is retired after
 // Limits.RuntimeUses calls.
 func (p *Program) Call(ctx context.Context, entry string, args ...any) (json.RawMessage, error) {
-	start := time.Now()
-	out, ran, err := p.call(ctx, entry, args)
+	start := p.clock()
+	sb, out, keep, ran, err := p.call(ctx, entry, args)
+	if err == nil {
+		out = bytes.Clone(out)
+	}
+	p.release(sb, keep)
 	if ran {
 		p.observe(entry, err, start)
 	}
@@ -46,13 +50,13 @@ func (p *Program) Call(ctx context.Context, entry string, args ...any) (json.Raw
 // names case-insensitively). A JSON null result leaves out untouched and returns
 // (false, nil); a decoded result returns (true, nil).
 func (p *Program) CallInto(ctx context.Context, entry string, out any, args ...any) (bool, error) {
-	start := time.Now()
-	raw, ran, err := p.call(ctx, entry, args)
+	start := p.clock()
+	sb, raw, keep, ran, err := p.call(ctx, entry, args)
+	// raw is the runtime's own buffer: it is decoded before the runtime goes back.
+	defer p.release(sb, keep)
 	decoded := false
 	if err == nil && !bytes.Equal(raw, []byte("null")) {
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if derr := dec.Decode(out); derr != nil {
+		if derr := p.plans.decodeStrict(raw, out); derr != nil {
 			var invalid *json.InvalidUnmarshalError
 			if errors.As(derr, &invalid) { // the caller's mistake, not the script's
 				if ran {
@@ -71,13 +75,31 @@ func (p *Program) CallInto(ctx context.Context, entry string, out any, args ...a
 	return decoded, redactError(err, args)
 }
 
+// Decode decodes a result of Call into out exactly as CallInto does, returning
+// encoding/json's error (DisallowUnknownFields) rather than a script failure: for a caller
+// that must look at the result's shape first. It uses the Program's decode plans.
+func (p *Program) Decode(raw json.RawMessage, out any) error {
+	return p.plans.decodeStrict(raw, out)
+}
+
 // redactError removes the input from the message of a script error (see redact).
 func redactError(err error, args []any) error {
+	if err == nil {
+		return nil
+	}
 	var e *Error
 	if errors.As(err, &e) {
 		redact(e, args)
 	}
 	return err
+}
+
+// clock is the start of a call, read only when an Observer will want its duration.
+func (p *Program) clock() time.Time {
+	if p.observer == nil {
+		return time.Time{}
+	}
+	return time.Now()
 }
 
 // observe counts a call that reached the script and tells the Observer.
@@ -92,62 +114,69 @@ func (p *Program) observe(entry string, err error, start time.Time) {
 	}
 }
 
-// call runs one call; ran reports whether it got as far as the script.
-func (p *Program) call(ctx context.Context, entry string, args []any) (out json.RawMessage, ran bool, err error) {
-	if !p.defined[entry] {
-		return nil, false, fmt.Errorf("scripting %s: %w: %q", p.name, ErrNoEntry, entry)
+// call runs one call; ran reports whether it got as far as the script. On success out is
+// the runtime's own buffer, valid until the caller gives the runtime back with
+// release(sb, keep); sb is nil when no runtime was taken.
+func (p *Program) call(ctx context.Context, entry string, args []any) (sb *sandbox, out []byte, keep, ran bool, err error) {
+	info := p.entries[entry]
+	if !info.defined {
+		return nil, nil, false, false, fmt.Errorf("scripting %s: %w: %q", p.name, ErrNoEntry, entry)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, true, newError(entry, ClassDeadline, "the caller's context ended before the call ("+err.Error()+")")
+		return nil, nil, false, true, newError(entry, ClassDeadline, "the caller's context ended before the call ("+err.Error()+")")
 	}
 	sb, closed := p.pool.get()
 	if closed {
-		return nil, false, fmt.Errorf("scripting %s: %w", p.name, ErrClosed)
+		return nil, nil, false, false, fmt.Errorf("scripting %s: %w", p.name, ErrClosed)
 	}
 	if sb == nil {
 		if sb, err = newSandbox(ctx, p); err != nil {
 			var scriptErr *Error
 			if errors.As(err, &scriptErr) {
 				scriptErr.Entry, scriptErr.Message = entry, truncate("top-level code: "+scriptErr.Message, maxMessageBytes)
-				return nil, true, scriptErr
+				return nil, nil, false, true, scriptErr
 			}
-			return nil, false, err
+			return nil, nil, false, false, err
 		}
 		p.stats.created.Add(1)
 	}
-	return p.run(ctx, sb, entry, args)
+	out, keep, ran, err = p.run(ctx, sb, entry, info, args)
+	return sb, out, keep, ran, err
 }
 
-// run converts the arguments, calls the entry point under the alarm, serializes the result
-// and gives the runtime back (or drops it).
-func (p *Program) run(ctx context.Context, sb *sandbox, entry string, args []any) (out json.RawMessage, ran bool, err error) {
-	sb.begin(ctx, entry, p.limits.outputBytes(entry))
-	keep := false
+// run converts the arguments, calls the entry point under the alarm and serializes the
+// result into sb.out; keep reports whether the runtime may be used again.
+func (p *Program) run(ctx context.Context, sb *sandbox, entry string, info entryInfo, args []any) (out []byte, keep, ran bool, err error) {
+	sb.begin(ctx, entry, info.outputBytes)
 	defer func() {
 		// A panic that escapes goja is a bug in this package or in goja: the call fails,
 		// the runtime is dropped, the process stays up.
 		if r := recover(); r != nil {
-			out, ran, err, keep = nil, true, newError(entry, ClassFailed, fmt.Sprintf("internal error: %v", r)), false
+			out, keep, ran, err = nil, false, true, newError(entry, ClassFailed, fmt.Sprintf("internal error: %v", r))
 		}
 		sb.alarm.disarm()
-		p.release(sb, keep)
+		clear(sb.args) // the arguments are garbage once the call is over
 	}()
 
-	jsArgs := make([]goja.Value, len(args))
+	jsArgs := sb.args[:0]
 	for i, a := range args {
 		v, err := sb.toJS(a, 0)
 		if err != nil {
-			keep = true // no script ran
-			return nil, false, fmt.Errorf("scripting %s %s: argument %d: %w", p.name, entry, i+1, err)
+			sb.args = jsArgs
+			// No script ran: the runtime is kept.
+			return nil, true, false, fmt.Errorf("scripting %s %s: argument %d: %w", p.name, entry, i+1, err)
 		}
-		jsArgs[i] = v
+		jsArgs = append(jsArgs, v)
 	}
+	sb.args = jsArgs
 
-	sb.alarm.arm(ctx, p.limits.deadline(entry))
+	sb.alarm.arm(ctx, info.deadline)
 	res, callErr := sb.entries[entry](goja.Undefined(), jsArgs...)
 	serializing := callErr == nil
 	if serializing {
-		_, callErr = sb.serialize(goja.Undefined(), res)
+		sb.result[0] = res // passed in a slice the sandbox keeps: no allocation
+		_, callErr = sb.serialize(goja.Undefined(), sb.result[:]...)
+		sb.result[0] = nil
 	}
 	var scriptErr *Error
 	if callErr != nil {
@@ -158,17 +187,26 @@ func (p *Program) run(ctx context.Context, sb *sandbox, entry string, args []any
 		// An exception the script threw (or a built-in threw at its request) leaves a sound
 		// runtime: keep it. Anything the sandbox itself refused, an exhausted call stack
 		// and a failure to serialize drop it.
-		var ex *goja.Exception
-		keep = scriptErr == nil || errors.As(callErr, &ex) && !sb.tainted && !serializing
+		keep = scriptErr == nil || isException(callErr) && !sb.tainted && !serializing
 	}
 	if scriptErr != nil {
-		return nil, true, scriptErr
+		return nil, keep, true, scriptErr
 	}
-	return bytes.Clone(sb.out), true, nil
+	return sb.out, keep, true, nil
 }
 
-// release returns a runtime to the pool after a clean call, or drops it.
+// isException reports whether err is (or wraps) a JavaScript exception.
+func isException(err error) bool {
+	var ex *goja.Exception
+	return errors.As(err, &ex)
+}
+
+// release returns a runtime to the pool after a clean call, or drops it; a nil sb (no
+// runtime was taken) is ignored.
 func (p *Program) release(sb *sandbox, keep bool) {
+	if sb == nil {
+		return
+	}
 	sb.ctx = nil
 	switch {
 	case !keep:

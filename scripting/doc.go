@@ -15,11 +15,11 @@
 // capped (Limits.CallStackFrames). Each call runs under a deadline and the caller's context,
 // both enforced with goja's Interrupt.
 //
-// Data crosses the boundary as plain values only: arguments are Go values made of maps,
-// slices, strings, numbers, booleans and nil, turned into fresh JavaScript objects for every
-// call; results come back as JSON produced by the package's own serializer, never by a
-// function the script could have replaced. Script failures are *Error values carrying one of
-// the failure classes of SPEC 3.3 (ClassFailed, ClassDeadline, ClassOutputInvalid,
+// Data crosses the boundary as plain values only: arguments are Go values made of maps (or
+// Object member lists), slices, strings, numbers, booleans and nil, turned into fresh JavaScript
+// objects for every call; results come back as JSON produced by the package's own serializer,
+// never by a function the script could have replaced. Script failures are *Error values carrying
+// one of the failure classes of SPEC 3.3 (ClassFailed, ClassDeadline, ClassOutputInvalid,
 // ClassOutputTooLarge).
 //
 // What the sandbox does not stop: goja has no memory limit. A script cannot make one

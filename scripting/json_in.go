@@ -13,31 +13,24 @@ import (
 )
 
 // toJS converts one Go argument into a fresh JavaScript value built for this call only: an
-// object or array the script mutates never reaches the caller or the next call. Supported:
-// nil, bool, string, every integer and float type, json.Number, json.RawMessage,
-// map[string]any, []any, and by reflection any map with string keys, slice or array of
-// those, and named types of the basic kinds; anything else (structs, pointers) goes through
-// encoding/json first. Object keys are inserted in sorted order, so that a script sees (and
-// echoes) a deterministic order. Nesting deeper than maxJSONDepth is refused. Strings are
-// UTF-8; each byte of an invalid sequence arrives as U+FFFD.
+// object or array the script mutates never reaches the caller or the next call. Supported: nil,
+// bool, string, every integer and float type, json.Number, json.RawMessage, map[string]any,
+// Object, []any, and by reflection any map with string keys, slice or array of those, and named
+// types of the basic kinds; anything else (structs, pointers) goes through encoding/json first.
+// Object keys are inserted in sorted order, so that a script sees (and echoes) a deterministic
+// order. Nesting deeper than maxJSONDepth is refused. Strings are UTF-8; each byte of an invalid
+// sequence arrives as U+FFFD.
 func (sb *sandbox) toJS(v any, depth int) (goja.Value, error) {
 	if depth > maxJSONDepth {
 		return nil, fmt.Errorf("%w: nesting deeper than %d", ErrInput, maxJSONDepth)
 	}
 	vm := sb.vm
+	arg := v
 	switch v := v.(type) {
 	case nil:
 		return goja.Null(), nil
-	case string:
-		return vm.ToValue(v), nil
-	case bool:
-		return vm.ToValue(v), nil
-	case float64:
-		return vm.ToValue(v), nil
-	case int:
-		return vm.ToValue(v), nil
-	case int64:
-		return vm.ToValue(v), nil
+	case string, bool, float64, int, int64:
+		return vm.ToValue(arg), nil // arg as it came: boxing v again would allocate
 	case json.Number:
 		if i, err := strconv.ParseInt(string(v), 10, 64); err == nil {
 			return vm.ToValue(i), nil
@@ -57,15 +50,31 @@ func (sb *sandbox) toJS(v any, depth int) (goja.Value, error) {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		obj := vm.NewObject()
+		obj := sb.newArgObject()
 		for _, k := range keys {
 			val, err := sb.toJS(v[k], depth+1)
 			if err != nil {
 				return nil, err
 			}
-			obj.DefineDataProperty(k, val, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+			_ = obj.Set(k, val)
 		}
-		return obj, nil
+		return sb.finishArgObject(obj)
+	case Object:
+		if v == nil {
+			return goja.Null(), nil
+		}
+		if !v.sorted() {
+			return sb.toJS(v.asMap(), depth)
+		}
+		obj := sb.newArgObject()
+		for _, m := range v {
+			val, err := sb.toJS(m.Value, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			_ = obj.Set(m.Name, val)
+		}
+		return sb.finishArgObject(obj)
 	case []any:
 		if v == nil {
 			return goja.Null(), nil
@@ -110,15 +119,15 @@ func (sb *sandbox) reflectToJS(rv reflect.Value, depth int) (goja.Value, error) 
 		}
 		keys := rv.MapKeys()
 		slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
-		obj := vm.NewObject()
+		obj := sb.newArgObject()
 		for _, k := range keys {
 			val, err := sb.toJS(rv.MapIndex(k).Interface(), depth+1)
 			if err != nil {
 				return nil, err
 			}
-			obj.DefineDataProperty(k.String(), val, goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
+			_ = obj.Set(k.String(), val)
 		}
-		return obj, nil
+		return sb.finishArgObject(obj)
 	case reflect.Slice, reflect.Array:
 		if rv.Type().Elem().Kind() == reflect.Uint8 || rv.Type().Implements(marshalerType) {
 			break // bytes: as encoding/json writes them (base64)
@@ -147,8 +156,32 @@ func (sb *sandbox) reflectToJS(rv reflect.Value, depth int) (goja.Value, error) 
 
 var marshalerType = reflect.TypeFor[json.Marshaler]()
 
-// fromJSON decodes raw JSON (numbers kept exact as json.Number) and converts it.
+// newArgObject starts a fresh plain object for an argument. It has no prototype while its
+// members are assigned, so that an assignment (obj.Set) does exactly what
+// Object.defineProperty with every flag true would, and cheaply: no property of
+// Object.prototype is on the way (neither __proto__'s setter, which would change the
+// prototype, nor the frozen methods and the lockdown's accessors). finishArgObject then gives
+// it Object.prototype.
+func (sb *sandbox) newArgObject() *goja.Object {
+	return sb.vm.CreateObject(nil)
+}
+
+// finishArgObject gives an argument object built by newArgObject its prototype.
+func (sb *sandbox) finishArgObject(obj *goja.Object) (goja.Value, error) {
+	if err := obj.SetPrototype(sb.objectPrototype); err != nil {
+		return nil, fmt.Errorf("scripting: an argument object refused Object.prototype: %w", err)
+	}
+	return obj, nil
+}
+
+// fromJSON decodes raw JSON (numbers kept exact as json.Number) and converts it. Like
+// encoding/json's Decoder, it reads the first value and ignores what follows; the fast
+// reader (ParseJSON's) does that for the common case and encoding/json for the rest.
 func (sb *sandbox) fromJSON(raw []byte, depth int) (goja.Value, error) {
+	d := fastDecoder{data: raw}
+	if v, ok := d.plain(); ok {
+		return sb.toJS(v, depth)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

@@ -1,6 +1,7 @@
 package scripting
 
 import (
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -13,13 +14,23 @@ import (
 const hexDigits = "0123456789abcdef"
 
 // appendQuotedValue appends the JSON form of the JavaScript string v, reading UTF-16 code
-// units when the string is not ASCII so that lone surrogates are escaped, not replaced.
+// units when the string may hold lone surrogates, so that they are escaped, not replaced.
 func appendQuotedValue(buf []byte, v goja.Value) []byte {
 	s := v.String()
 	js, ok := v.(goja.String)
 	if !ok || js.Length() == len(s) { // ASCII: one byte per code unit
 		return appendQuotedString(buf, s)
 	}
+	if !strings.ContainsRune(s, utf8.RuneError) {
+		// The UTF-8 form of a string has U+FFFD where the string has a lone surrogate (and
+		// where it has U+FFFD itself): without any, it is exactly the string's text.
+		return appendQuotedString(buf, s)
+	}
+	return appendQuotedUTF16(buf, js)
+}
+
+// appendQuotedUTF16 is appendQuotedValue reading the string one code unit at a time.
+func appendQuotedUTF16(buf []byte, js goja.String) []byte {
 	buf = append(buf, '"')
 	n := js.Length()
 	for i := 0; i < n; i++ {
@@ -44,19 +55,28 @@ func appendQuotedValue(buf []byte, v goja.Value) []byte {
 }
 
 // appendQuotedString appends the JSON form of the Go string s (invalid UTF-8 becomes U+FFFD).
+// Runs of characters that need no escape are copied whole.
 func appendQuotedString(buf []byte, s string) []byte {
 	buf = append(buf, '"')
+	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c < utf8.RuneSelf {
-			buf = appendEscapedASCII(buf, c)
+		if c >= utf8.RuneSelf {
+			if r, size := utf8.DecodeRuneInString(s[i:]); r != utf8.RuneError || size > 1 {
+				i += size // valid UTF-8 stays as it is
+				continue
+			}
+			buf = utf8.AppendRune(append(buf, s[start:i]...), utf8.RuneError)
+		} else if c < 0x20 || c == '"' || c == '\\' {
+			buf = appendEscapedASCII(append(buf, s[start:i]...), c)
+		} else {
 			i++
 			continue
 		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		buf = utf8.AppendRune(buf, r)
-		i += size
+		i++
+		start = i
 	}
+	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
 

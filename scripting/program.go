@@ -42,14 +42,22 @@ type Program struct {
 	resolver  *goja.Program
 	lockdown  *goja.Program
 	iterators *goja.Program
-	declared  []string        // required and optional entry points, in order
-	defined   map[string]bool // the declared entry points the script defines; read-only
+	declared  []string             // required and optional entry points, in order
+	entries   map[string]entryInfo // the declared entry points; read-only
 	limits    Limits
 	logger    *slog.Logger
 	observer  func(entry, class string, d time.Duration)
 	console   *lineLimiter
 	pool      pool
+	plans     planCache // CallInto's decode plans
 	stats     counters
+}
+
+// entryInfo is what a call needs to know about its entry point, worked out at Compile.
+type entryInfo struct {
+	defined     bool // the script defines it as a function
+	deadline    time.Duration
+	outputBytes int
 }
 
 // Compile checks and compiles one classic (non-module) script once, in strict mode, and
@@ -103,7 +111,7 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	}
 	p := &Program{
 		name: name, program: program, resolver: resolver, lockdown: lockdown, iterators: iterators,
-		declared: declared, defined: make(map[string]bool, len(declared)),
+		declared: declared, entries: make(map[string]entryInfo, len(declared)),
 		limits: limits, logger: o.Logger, observer: o.Observer,
 		pool: pool{max: 4 * runtime.GOMAXPROCS(0)},
 	}
@@ -132,7 +140,7 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	var missing []string
 	for _, entry := range declared {
 		_, ok := sb.entries[entry]
-		p.defined[entry] = ok
+		p.entries[entry] = entryInfo{defined: ok, deadline: limits.deadline(entry), outputBytes: limits.outputBytes(entry)}
 		if !ok && slices.Contains(o.Required, entry) {
 			missing = append(missing, entry)
 		}
@@ -146,7 +154,7 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 
 // Has reports whether the script defines entry as a function. Only entry points declared to
 // Compile (required or optional) can be true.
-func (p *Program) Has(entry string) bool { return p.defined[entry] }
+func (p *Program) Has(entry string) bool { return p.entries[entry].defined }
 
 // Close drops the pooled runtimes. Calls already running finish normally; later calls
 // return ErrClosed. Close is idempotent.

@@ -58,6 +58,12 @@ func collectStrings(v reflect.Value, depth int, found *[]string) {
 			collectStrings(iter.Value(), depth+1, found)
 		}
 	case reflect.Slice, reflect.Array:
+		if obj, ok := v.Interface().(Object); ok { // the values, as for a map
+			for _, m := range obj {
+				collectStrings(reflect.ValueOf(m.Value), depth+1, found)
+			}
+			return
+		}
 		if raw, ok := v.Interface().(json.RawMessage); ok {
 			var decoded any
 			if json.Unmarshal(raw, &decoded) == nil {

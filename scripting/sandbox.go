@@ -22,10 +22,16 @@ type sandbox struct {
 	describe goja.Callable
 	// rangeError constructs RangeErrors for the sandbox caps.
 	rangeError *goja.Object
+	// objectPrototype is Object.prototype, given to argument objects (finishArgObject).
+	objectPrototype *goja.Object
 	// join is goja's original Array.prototype.join, which concatenates efficiently.
 	join  native
 	uses  int
 	alarm alarm
+	// args holds the converted arguments of the current call (cleared after it), result
+	// the value being serialized: the slices goja's calls take, kept from call to call.
+	args   []goja.Value
+	result [1]goja.Value
 
 	// Per-call state, reset by begin.
 	ctx       context.Context
@@ -94,6 +100,7 @@ func newSandbox(ctx context.Context, p *Program) (sb *sandbox, err error) {
 func (sb *sandbox) install() error {
 	vm := sb.vm
 	sb.rangeError = vm.Get("RangeError").ToObject(vm)
+	sb.objectPrototype = vm.Get("Object").ToObject(vm).Get("prototype").ToObject(vm)
 	sb.join = vm.Get("Array").ToObject(vm).Get("prototype").ToObject(vm).Get("join").Export().(native)
 	sb.installJSON()
 	sb.installStringGuards()

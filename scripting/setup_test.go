@@ -46,6 +46,10 @@ func setDeadline(p *Program, entry string, d time.Duration) {
 	}
 	deadlines[entry] = d
 	p.limits.Deadlines = deadlines
+	if info, ok := p.entries[entry]; ok { // Compile worked the deadline out once
+		info.deadline = p.limits.deadline(entry)
+		p.entries[entry] = info
+	}
 }
 
 // call runs entry and returns the JSON result as a string.
