@@ -5,7 +5,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"syscall"
 	"testing"
+	"time"
 
 	"switchboard/engine"
 )
@@ -17,11 +19,13 @@ func BenchmarkSend(b *testing.B) {
 	p := benchProvider(b, gw.URL)
 	out := smsOutbound()
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		if o := p.Send(context.Background(), out); o.Class != engine.OutcomeAccepted || o.ProviderReference != "gw-1" {
 			b.Fatalf("send: %+v", o)
 		}
 	}
+	reportCPU(b, cpu)
 }
 
 // BenchmarkSendParallel is BenchmarkSend from GOMAXPROCS goroutines (throughput).
@@ -45,11 +49,58 @@ func BenchmarkPrepareCall(b *testing.B) {
 	p := benchProvider(b, "http://127.0.0.1:1/")
 	out := smsOutbound()
 	b.ReportAllocs()
+	cpu := processCPU()
 	for b.Loop() {
 		if _, refused := p.prepare(context.Background(), out); refused != nil {
 			b.Fatalf("prepare: %+v", refused)
 		}
 	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkInterpretCall measures classify with the adapter's interpret on a JSON 201 answer.
+func BenchmarkInterpretCall(b *testing.B) {
+	p := benchProvider(b, "http://127.0.0.1:1/")
+	header := http.Header{"Content-Type": {"application/json"}, "Date": {"Mon, 02 Mar 2026 09:30:00 GMT"}}
+	ans := &answer{status: http.StatusCreated, header: header, body: []byte(`{"id":"gw-1","status":"queued"}`)}
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		if o := p.classify(context.Background(), ans); o.Class != engine.OutcomeAccepted || o.ProviderReference != "gw-1" {
+			b.Fatalf("classify: %+v", o)
+		}
+	}
+	reportCPU(b, cpu)
+}
+
+// BenchmarkReceiptCall measures ParseReceipts of one JSON delivery receipt (verification excluded).
+func BenchmarkReceiptCall(b *testing.B) {
+	p := benchProvider(b, "http://127.0.0.1:1/")
+	body := []byte(`{"id":"gw-1","status":"delivered","to":"+15550123","at":"2026-03-02T09:30:05Z"}`)
+	r := callbackRequest("/callbacks/bench?sig=abc", "application/json", body)
+	b.ReportAllocs()
+	cpu := processCPU()
+	for b.Loop() {
+		if got, err := p.ParseReceipts(context.Background(), r, body); err != nil || len(got) != 1 {
+			b.Fatalf("receipt: %+v, %v", got, err)
+		}
+	}
+	reportCPU(b, cpu)
+}
+
+// processCPU is the CPU time the process has used. On a machine shared with other work,
+// CPU time per operation is a steadier figure than wall time.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports the CPU time per operation since start (GC included).
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric(float64(processCPU()-start)/float64(b.N), "cpu-ns/op")
 }
 
 func newBenchGateway(b *testing.B) *gateway {

@@ -74,10 +74,11 @@ func (p *Provider) classify(ctx context.Context, ans *answer) engine.Outcome {
 // defaultClass is the default table of SPEC 3.3: 2xx accepted, 408/429/503 transient
 // (honouring Retry-After), 500/502/504 maybe-sent, any other status permanent http.<status>.
 func (p *Provider) defaultClass(ans *answer) engine.Outcome {
+	if ans.status >= 200 && ans.status < 300 {
+		return p.outcome(engine.OutcomeAccepted, "", "")
+	}
 	code := "http." + strconv.Itoa(ans.status)
 	switch {
-	case ans.status >= 200 && ans.status < 300:
-		return p.outcome(engine.OutcomeAccepted, "", "")
 	case ans.status == http.StatusRequestTimeout, ans.status == http.StatusTooManyRequests, ans.status == http.StatusServiceUnavailable:
 		o := p.outcome(engine.OutcomeTransient, code, "")
 		o.RetryAfter = parseRetryAfter(ans.header.Get("Retry-After"), p.cfg.Clock.Now())
@@ -118,20 +119,24 @@ func (p *Provider) fromInterpret(ans *answer, out *interpretOutput) (engine.Outc
 
 // responseInput is the plain `response` argument of interpret: only declared headers, lower
 // case; the body parsed from JSON when it is JSON, else a string.
-func (p *Provider) responseInput(ans *answer) map[string]any {
+func (p *Provider) responseInput(ans *answer) scripting.Object {
 	headers := make(map[string]any, len(p.responseHeaders))
 	for name, values := range ans.header {
 		if lower := strings.ToLower(name); p.responseHeaders[lower] {
 			headers[lower] = strings.Join(values, ", ")
 		}
 	}
-	return map[string]any{"status": ans.status, "headers": headers, "body": decodeBody(ans.header.Get("Content-Type"), ans.body)}
+	return scripting.Object{
+		{Name: "body", Value: decodeBody(ans.header.Get("Content-Type"), ans.body)},
+		{Name: "headers", Value: headers},
+		{Name: "status", Value: ans.status},
+	}
 }
 
 // decodeBody parses body as JSON when its media type is JSON (or absent and the body is JSON)
 // and returns the string otherwise. Numbers stay json.Number so no precision is lost.
 func decodeBody(contentType string, body []byte) any {
-	mt, _, _ := mime.ParseMediaType(contentType)
+	mt := mediaType(contentType)
 	isJSON := mt == "application/json" || strings.HasSuffix(mt, "+json") || (contentType == "" && json.Valid(body))
 	if isJSON {
 		if v, ok := parseJSON(body); ok {
@@ -141,8 +146,24 @@ func decodeBody(contentType string, body []byte) any {
 	return string(body)
 }
 
-// parseJSON decodes one JSON value into plain Go values with json.Number numbers.
+// mediaType is the media type mime.ParseMediaType reads in a Content-Type ("" when it is
+// malformed), without parsing the usual exact "application/json".
+func mediaType(contentType string) string {
+	if contentType == "application/json" {
+		return contentType
+	}
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return mt
+}
+
+// parseJSON decodes one JSON value into plain Go values with json.Number numbers. A body
+// that is exactly one JSON value, the usual answer, is read by scripting.ParseJSON in one
+// pass; anything else keeps the Decoder's rules (which also accept a value followed by a
+// stray ']' or '}').
 func parseJSON(body []byte) (any, bool) {
+	if v, ok := scripting.ParseJSON(body); ok {
+		return v, true
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var v any

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"switchboard/engine"
+	"switchboard/scripting"
 )
 
 // Codes of a prepare output the runtime refuses. They are permanent: the same adapter given
@@ -45,57 +47,64 @@ type refusal struct {
 
 func (r *refusal) Error() string { return r.code + ": " + r.reason }
 
-// messageInput is the plain `message` argument of prepare.
-func messageInput(out *engine.Outbound, idempotent bool) map[string]any {
-	parts := make(map[string]any, len(out.Parts))
-	for name, text := range out.Parts {
-		parts[name] = text
-	}
+// messageInput is the plain `message` argument of prepare, its members in sorted order.
+func messageInput(out *engine.Outbound, idempotent bool) scripting.Object {
 	var key any
 	if idempotent && out.IdempotencyKey != "" {
 		key = out.IdempotencyKey
 	}
-	return map[string]any{
-		"messageId":      out.MessageID,
-		"generation":     out.Generation,
-		"attempt":        out.Attempt,
-		"channel":        string(out.Channel),
-		"recipient":      out.Recipient,
-		"parts":          parts,
-		"idempotencyKey": key,
+	return scripting.Object{
+		{Name: "attempt", Value: out.Attempt},
+		{Name: "channel", Value: string(out.Channel)},
+		{Name: "generation", Value: out.Generation},
+		{Name: "idempotencyKey", Value: key},
+		{Name: "messageId", Value: out.MessageID},
+		{Name: "parts", Value: partsInput(out.Parts)},
+		{Name: "recipient", Value: out.Recipient},
 	}
 }
 
+// partsInput is the `parts` member of the message: each part's text under its name, sorted.
+func partsInput(parts map[string]string) scripting.Object {
+	obj := make(scripting.Object, 0, len(parts))
+	for name, text := range parts {
+		obj = append(obj, scripting.Member{Name: name, Value: text})
+	}
+	slices.SortFunc(obj, func(a, b scripting.Member) int { return strings.Compare(a.Name, b.Name) })
+	return obj
+}
+
 // profileInput is the plain `profile` argument of prepare; maximumSegments is null when unset.
-func profileInput(sp engine.SenderProfileView) map[string]any {
+func profileInput(sp engine.SenderProfileView) scripting.Object {
 	var segments any
 	if sp.MaximumSegments > 0 {
 		segments = sp.MaximumSegments
 	}
-	return map[string]any{
-		"id":              sp.ID,
-		"channel":         string(sp.Channel),
-		"sender":          sp.Sender,
-		"maximumSegments": segments,
+	return scripting.Object{
+		{Name: "channel", Value: string(sp.Channel)},
+		{Name: "id", Value: sp.ID},
+		{Name: "maximumSegments", Value: segments},
+		{Name: "sender", Value: sp.Sender},
 	}
 }
 
 // build validates prepare's output and turns it into a request under base.
 func (p *Provider) build(out *prepareOutput) (*outgoing, error) {
-	target, err := resolveTarget(p.cfg.BaseURL, out.Target)
+	target, err := p.resolve(out.Target)
 	if err != nil {
 		return nil, &refusal{CodeTargetRefused, err.Error()}
 	}
 	header := make(http.Header, len(out.Headers)+1)
 	for name, value := range out.Headers {
 		lower := strings.ToLower(name)
-		if !p.requestHeaders[lower] || !validHeaderName(lower) {
+		key, declared := p.requestKeys[lower]
+		if !declared || !validHeaderName(lower) {
 			return nil, &refusal{CodeHeaderRefused, fmt.Sprintf("header %q is not declared in provider.yaml request.headers", name)}
 		}
 		if !validHeaderValue(value) {
 			return nil, &refusal{CodeHeaderRefused, fmt.Sprintf("header %q has a value with control characters or over 8 KiB", name)}
 		}
-		header.Set(lower, value)
+		header[key] = []string{value} // header.Set(lower, value), canonicalized once in New
 	}
 	body, contentType, err := encodeBody(out.BodyFormat, out.Body)
 	if err != nil {
@@ -107,7 +116,26 @@ func (p *Provider) build(out *prepareOutput) (*outgoing, error) {
 	if header.Get("User-Agent") == "" {
 		header.Set("User-Agent", userAgent)
 	}
-	return &outgoing{url: target.String(), header: header, body: body}, nil
+	return &outgoing{url: target, header: header, body: body}, nil
+}
+
+// resolvedTarget is a target and the URL it resolved to.
+type resolvedTarget struct{ target, url string }
+
+// resolve is resolveTarget under the provider's base URL, as a string. It remembers the
+// last target it resolved, since an adapter nearly always sends to the same one: the answer
+// depends on nothing else.
+func (p *Provider) resolve(target string) (string, error) {
+	if last := p.lastTarget.Load(); last != nil && last.target == target {
+		return last.url, nil
+	}
+	u, err := resolveTarget(p.cfg.BaseURL, target)
+	if err != nil {
+		return "", err
+	}
+	resolved := &resolvedTarget{target: target, url: u.String()}
+	p.lastTarget.Store(resolved)
+	return resolved.url, nil
 }
 
 // resolveTarget resolves a relative target against base and refuses anything that would leave

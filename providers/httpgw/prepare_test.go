@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -151,6 +152,41 @@ func TestResolveTarget(t *testing.T) {
 		if got, err := resolveTarget(base, target); err == nil {
 			t.Errorf("resolveTarget(%q) = %v, want a refusal", target, got)
 		}
+	}
+}
+
+// TestResolveRemembersLastTarget: the provider's resolve answers as resolveTarget does
+// whatever order targets come in, refusals included.
+func TestResolveRemembersLastTarget(t *testing.T) {
+	t.Parallel()
+	base, _ := url.Parse("https://sms.example/api/")
+	p := &Provider{cfg: Config{BaseURL: base}}
+	for _, target := range []string{"messages", "messages", "v1/sms?to=%2B1", "../x", "messages", "../x", "../x", "a%20b", "a%20b", "//evil"} {
+		want, wantErr := resolveTarget(base, target)
+		got, err := p.resolve(target)
+		if (err == nil) != (wantErr == nil) || err == nil && got != want.String() || err != nil && err.Error() != wantErr.Error() {
+			t.Errorf("resolve(%q) = %q, %v; resolveTarget gives %v, %v", target, got, err, want, wantErr)
+		}
+	}
+}
+
+// TestBuildHeaders: the declared headers a prepare output sets, whatever their case, end up
+// in the request as http.Header.Set puts them.
+func TestBuildHeaders(t *testing.T) {
+	t.Parallel()
+	p := newTestProvider(t, baseConfig(t, "http://127.0.0.1:1/api/", quickstartAdapter))
+	headers := map[string]string{"X-REQUEST-ID": "a", "content-type": "text/plain", "Idempotency-Key": "k"}
+	req, err := p.build(&prepareOutput{Target: "m", Headers: headers, Body: []byte(`"text"`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := http.Header{}
+	for name, value := range headers {
+		want.Set(strings.ToLower(name), value)
+	}
+	want.Set("User-Agent", userAgent)
+	if !reflect.DeepEqual(req.header, want) {
+		t.Fatalf("headers %v, want %v", req.header, want)
 	}
 }
 

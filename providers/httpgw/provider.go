@@ -30,6 +30,7 @@ type Provider struct {
 	program         *scripting.Program
 	hasInterpret    bool
 	requestHeaders  map[string]bool
+	requestKeys     map[string]string // each declared request header: its canonical key
 	responseHeaders map[string]bool
 	client          *http.Client
 	transport       *http.Transport // nil when the client came from Config
@@ -37,6 +38,7 @@ type Provider struct {
 	verifier        Verifier
 	slots           chan struct{}
 	limiter         *rate.Limiter // nil without a rate
+	lastTarget      atomic.Pointer[resolvedTarget]
 	closed          atomic.Bool
 	closeOnce       sync.Once
 }
@@ -60,10 +62,12 @@ func New(cfg Config) (*Provider, error) {
 	if p.cred, err = newCredential(cfg.Auth, cfg.BaseURL, p.client, cfg.Clock, cfg.Timeout); err != nil {
 		return nil, fmt.Errorf("httpgw %s: authentication: %w", cfg.ID, err)
 	}
+	p.requestKeys = make(map[string]string, len(p.requestHeaders))
 	for name := range p.requestHeaders {
 		if runtimeOwnedHeaders[name] || name == p.cred.ownedHeader() || !validHeaderName(name) {
 			return nil, fmt.Errorf("httpgw %s: request header %q is owned by the runtime or malformed", cfg.ID, name)
 		}
+		p.requestKeys[name] = http.CanonicalHeaderKey(name)
 	}
 	if p.verifier, err = NewVerifier(cfg.Verifier, cfg.Clock); err != nil {
 		return nil, fmt.Errorf("httpgw %s: %w", cfg.ID, err)
@@ -207,10 +211,9 @@ func (p *Provider) outcome(class engine.OutcomeClass, code, reason string) engin
 // ("ok" for nil, "failed" for an error that carries no class).
 func (p *Provider) observeScript(err error) string {
 	class := "ok"
-	var invalid *outputInvalid
 	switch {
 	case err == nil:
-	case errors.As(err, &invalid):
+	case isOutputInvalid(err):
 		class = scripting.ClassOutputInvalid
 	default:
 		if class = scripting.ClassOf(err); class == "" {
@@ -227,6 +230,12 @@ type outputInvalid struct {
 }
 
 func (e *outputInvalid) Error() string { return e.entry + ": output-invalid: " + e.reason }
+
+// isOutputInvalid reports whether err is (or wraps) an *outputInvalid.
+func isOutputInvalid(err error) bool {
+	var invalid *outputInvalid
+	return errors.As(err, &invalid)
+}
 
 // Interface guards.
 var (

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -62,7 +61,7 @@ func (p *Provider) ParseReceipts(ctx context.Context, r *http.Request, body []by
 		p.cfg.Observer(EventCallback, "unreadable")
 		return nil, fmt.Errorf("httpgw %s: receipt: %w (%v)", p.cfg.ID, engine.ErrCallbackUnreadable, err)
 	}
-	receipts, err := decodeReceipts(raw)
+	receipts, err := decodeReceipts(p.program, raw)
 	if err != nil {
 		p.cfg.Observer(EventCallback, "unreadable")
 		return nil, fmt.Errorf("httpgw %s: receipt: %w (%v)", p.cfg.ID, engine.ErrCallbackUnreadable, err)
@@ -76,9 +75,9 @@ func (p *Provider) ParseReceipts(ctx context.Context, r *http.Request, body []by
 }
 
 // callbackInput is the plain `request` argument of receipt.
-func callbackInput(r *http.Request, body []byte) map[string]any {
+func callbackInput(r *http.Request, body []byte) scripting.Object {
 	var form, parsed any
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	mt := mediaType(r.Header.Get("Content-Type"))
 	switch {
 	case mt == "application/x-www-form-urlencoded":
 		if values, err := url.ParseQuery(string(body)); err == nil {
@@ -89,12 +88,12 @@ func callbackInput(r *http.Request, body []byte) map[string]any {
 			parsed = v
 		}
 	}
-	return map[string]any{
-		"method": r.Method,
-		"query":  firstValues(r.URL.Query()),
-		"form":   form,
-		"json":   parsed,
-		"body":   string(body),
+	return scripting.Object{
+		{Name: "body", Value: string(body)},
+		{Name: "form", Value: form},
+		{Name: "json", Value: parsed},
+		{Name: "method", Value: r.Method},
+		{Name: "query", Value: firstValues(r.URL.Query())},
 	}
 }
 
@@ -109,22 +108,21 @@ func firstValues(values url.Values) map[string]any {
 	return out
 }
 
-// decodeReceipts decodes receipt's JSON result: null, one object or an array of objects.
-func decodeReceipts(raw json.RawMessage) ([]engine.Receipt, error) {
+// decodeReceipts decodes receipt's JSON result, strictly as CallInto would (program.Decode):
+// null, one object or an array of objects.
+func decodeReceipts(program *scripting.Program, raw json.RawMessage) ([]engine.Receipt, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
 	var outs []receiptOutput
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
 	var err error
 	switch raw[0] {
 	case '[':
-		err = dec.Decode(&outs)
+		err = program.Decode(raw, &outs)
 	case '{':
 		outs = make([]receiptOutput, 1)
-		err = dec.Decode(&outs[0])
+		err = program.Decode(raw, &outs[0])
 	default:
 		return nil, errors.New("receipt must return an object, an array of objects or null")
 	}
