@@ -132,7 +132,18 @@ func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 		ms(e.ReceivedAt), len(e.Payload), e.Payload); err != nil {
 		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: %w", e.ID, err)
 	}
+	if err := b.audit(inboxAudit(e)); err != nil {
+		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: %w", e.ID, err)
+	}
 	return engine.InboxResult{InboxID: e.ID, Response: e.Response}, nil
+}
+
+// inboxAudit is the journal record of a stored envelope: event "inbox.received", actor "peer"
+// (the sender's peer id stays in the inbox entry, which retention erases), the inbox entry's id
+// as the message id, and the protocol as the outcome. A duplicate changes nothing and writes no
+// record.
+func inboxAudit(e *engine.InboxEntry) engine.AuditEntry {
+	return engine.AuditEntry{Event: "inbox.received", Actor: "peer", MessageID: e.ID, Outcome: e.Protocol, At: e.ReceivedAt}
 }
 
 // newID draws the id of a new inbox entry so that ids sort as the entries commit. The writer

@@ -124,11 +124,19 @@ func testInboxRoundTrip(t *testing.T, b *bundle) {
 }
 
 func testInboxDuplicate(t *testing.T, b *bundle) {
+	before := b.auditRecords()
 	first := b.inboxEnvelope(1, peerAlice, "m-1")
 	b.putInbox(first)
+	stored := b.auditRecords()
+	if before >= 0 && stored != before+1 {
+		t.Fatalf("storing an envelope wrote %d journal records, want 1", stored-before)
+	}
 	again := b.inboxEnvelope(2, peerAlice, "m-1")
 	again.Payload, again.Response = []byte("another body"), inboxAck(again.ID)
 	res := b.putInbox(again)
+	if after := b.auditRecords(); after != stored {
+		t.Fatalf("a duplicate envelope wrote %d journal records, want none", after-stored)
+	}
 	if !res.Duplicate || res.InboxID != first.ID || !bytes.Equal(res.Response, first.Response) {
 		t.Fatalf("duplicate = %+v, want the first entry's id %s and its cached response", res, first.ID)
 	}
