@@ -122,6 +122,18 @@ func appendJSONString(buf []byte, s string) []byte {
 // audit appends one record to the writer's chain inside the batch. The chain advances in
 // memory only; a unit or batch that rolls back puts it back (see batch.unit and batch.finish).
 func (b *batch) audit(e engine.AuditEntry) error {
+	args, next := b.auditRow(e)
+	if err := b.execCached(b.s.q.audit.insert, args...); err != nil {
+		return fmt.Errorf("store: write audit record: %w", err)
+	}
+	b.chain = next
+	return nil
+}
+
+// auditRow builds the next record of the batch's chain for e without writing it: the insert's
+// arguments (writer, seq, at, event, actor, message id, outcome, previous MAC, MAC) and the
+// chain state once it is written.
+func (b *batch) auditRow(e engine.AuditEntry) ([]any, chainState) {
 	r := auditRecord{
 		writer:    b.w.id,
 		seq:       b.chain.seq + 1,
@@ -139,12 +151,8 @@ func (b *batch) audit(e engine.AuditEntry) error {
 		prev = []byte{}
 	}
 	mac := recordMAC(b.w.mac, prev, &r)
-	if err := b.execCached(b.s.q.audit.insert, r.writer, r.seq, r.at, r.event, r.actor,
-		r.messageID, r.outcome, prev, mac); err != nil {
-		return fmt.Errorf("store: write audit record: %w", err)
-	}
-	b.chain = chainState{seq: r.seq, mac: mac}
-	return nil
+	return []any{r.writer, r.seq, r.at, r.event, r.actor, r.messageID, r.outcome, prev, mac},
+		chainState{seq: r.seq, mac: mac}
 }
 
 // flushAuditHead stores the chain head when the batch advanced the chain.

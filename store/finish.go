@@ -70,22 +70,46 @@ func (o *finishOp) finishIn(b *batch) error {
 	f := &o.f
 	q := &b.s.q.claim
 	id, token, at := f.Lease.MessageID, f.Lease.Token, ms(f.FinishedAt)
-	n, err := b.execN(q.finishAttempt, string(f.Attempt), at, at, f.Code, f.ProviderRef, id, token)
+	attempt := []any{string(f.Attempt), at, at, f.Code, f.ProviderRef, id, token}
+	var final sql.NullInt64
+	if f.Dispatch.Final() {
+		final = sql.NullInt64{Int64: at, Valid: true}
+	}
+	report := nullString(string(f.Report))
+	// The update's arguments but its last two, the id and the lease token.
+	update := []any{string(f.Dispatch), report, report, report, at,
+		msOpt(f.NextAttemptAt), f.ProviderAttempts, f.FallbackIndex, nullString(f.Provider),
+		nullString(f.ProviderRef), f.DispatchCode, final, nullString(string(outcomeClass(f.Attempt))), at}
+	var err error
+	if q.finishFolded != "" {
+		err = o.finishFolded(b, attempt, update)
+	} else {
+		err = o.finishInSteps(b, attempt, update)
+	}
+	if err != nil {
+		return err
+	}
+	if f.ProviderRef != "" {
+		if err := b.applyPendingReceipts(id, f.Provider, f.Report, f.ProviderRef, f.FinishedAt); err != nil {
+			return fmt.Errorf("store: finish %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// finishInSteps closes the attempt, updates the message and journals the finish, one
+// statement each (SQLite, where a statement is a call, not a round trip).
+func (o *finishOp) finishInSteps(b *batch, attempt, update []any) error {
+	q := &b.s.q.claim
+	id, token := o.f.Lease.MessageID, o.f.Lease.Token
+	n, err := b.execN(q.finishAttempt, attempt...)
 	if err != nil {
 		return fmt.Errorf("store: finish %s: close attempt: %w", id, err)
 	}
 	if n == 0 {
 		return fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
 	}
-	var final sql.NullInt64
-	if f.Dispatch.Final() {
-		final = sql.NullInt64{Int64: at, Valid: true}
-	}
-	report := nullString(string(f.Report))
-	n, err = b.execN(q.finishUpdate, string(f.Dispatch), report, report, report, at,
-		msOpt(f.NextAttemptAt), f.ProviderAttempts, f.FallbackIndex, nullString(f.Provider),
-		nullString(f.ProviderRef), f.DispatchCode, final, nullString(string(outcomeClass(f.Attempt))),
-		at, id, token)
+	n, err = b.execN(q.finishUpdate, append(update, id, token)...)
 	if err != nil {
 		return fmt.Errorf("store: finish %s: update message: %w", id, err)
 	}
@@ -94,14 +118,33 @@ func (o *finishOp) finishIn(b *batch) error {
 		// write, so this is not the clean lease-lost refusal.
 		return fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, n)
 	}
-	if err := b.audit(f.Audit); err != nil {
+	if err := b.audit(o.f.Audit); err != nil {
 		return fmt.Errorf("store: finish %s: %w", id, err)
 	}
-	if f.ProviderRef != "" {
-		if err := b.applyPendingReceipts(id, f.Provider, f.Report, f.ProviderRef, f.FinishedAt); err != nil {
-			return fmt.Errorf("store: finish %s: %w", id, err)
-		}
+	return nil
+}
+
+// finishFolded does what finishInSteps does in one statement (PostgreSQL): the audit record
+// is inserted only with the message update, and the chain moves only when both happened.
+func (o *finishOp) finishFolded(b *batch, attempt, update []any) error {
+	id, token := o.f.Lease.MessageID, o.f.Lease.Token
+	audit, next := b.auditRow(o.f.Audit)
+	args := make([]any, 0, len(attempt)+len(update)+1+len(audit))
+	args = append(append(append(append(args, attempt...), update...), token), audit...)
+	var res struct {
+		Closed  int64 `db:"closed"`
+		Updated int64 `db:"updated"`
 	}
+	if err := b.get(&res, b.s.q.claim.finishFolded, args...); err != nil {
+		return fmt.Errorf("store: finish %s: %w", id, err)
+	}
+	switch {
+	case res.Closed == 0:
+		return fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
+	case res.Updated != 1:
+		return fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, res.Updated)
+	}
+	b.chain = next
 	return nil
 }
 
