@@ -12,14 +12,15 @@ import (
 )
 
 // TestBenchReportsSection10 runs the real binary on a short closed-loop SMS run: every member
-// of SPEC section 10 is present and sane, nothing is lost or duplicated, and --out writes one
-// CSV row per submission.
+// of SPEC section 10 is present and sane, nothing is lost or duplicated, --out writes one
+// CSV row per submission, and --cpuprofile a profile.
 func TestBenchReportsSection10(t *testing.T) {
 	t.Parallel()
 	pkg := quickstartCopy(t)
 	out := filepath.Join(t.TempDir(), "run")
+	profile := filepath.Join(t.TempDir(), "cpu.pprof")
 	stdout, stderr, code := cli(t, "bench", "--messages", "200", "--callers", "8", "--package", pkg,
-		"--out", out, "-o", "json")
+		"--out", out, "--cpuprofile", profile, "-o", "json")
 	if code != 0 {
 		t.Fatalf("bench: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
@@ -46,6 +47,13 @@ func TestBenchReportsSection10(t *testing.T) {
 	}
 	if r.AcceptP50Ms <= 0 || r.AcceptP99Ms < r.AcceptP50Ms || r.EndToEndP99Ms < r.EndToEndP50Ms {
 		t.Fatalf("percentiles out of order: %+v", r)
+	}
+	if r.WriterBatches <= 0 || r.WriterMeanBatch < 1 {
+		t.Fatalf("writer figures: %d transactions, %.1f requests each; want some, of at least one", r.WriterBatches, r.WriterMeanBatch)
+	}
+	// A CPU profile is gzipped protobuf.
+	if b, err := os.ReadFile(profile); err != nil || len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("--cpuprofile wrote %d bytes (%v), want a gzipped profile", len(b), err)
 	}
 
 	f, err := os.Open(filepath.Join(out, "samples.csv"))
