@@ -24,7 +24,7 @@ type claimSQL struct {
 	lapsed         string
 	finishAttempt  string
 	finishUpdate   string
-	// finishFolded, set on PostgreSQL only (dialect.foldFinish), is finishAttempt,
+	// finishFolded, set on PostgreSQL only (dialect.foldWrites), is finishAttempt,
 	// finishUpdate and the audit insert as one statement: one round trip instead of three.
 	finishFolded string
 }
@@ -70,7 +70,7 @@ func newClaimSQL(d *dialect) claimSQL {
 			updated_at = ?, lease_token = NULL, lease_expires_at = NULL, sending_since = NULL
 			WHERE id = ? AND dispatch = 'sending' AND lease_token = ?`),
 	}
-	if d.foldFinish {
+	if d.foldWrites {
 		q.finishFolded = d.rebind(finishFolded)
 	}
 	return q

@@ -39,9 +39,9 @@ type dialect struct {
 	serializeInbox string
 	// inboxLastID reads the greatest inbox id (PostgreSQL only, under serializeInbox).
 	inboxLastID string
-	// foldFinish runs a Finish's attempt, message and audit writes as one statement
-	// (claimSQL.finishFolded; PostgreSQL, where each statement is a round trip).
-	foldFinish bool
+	// foldWrites runs a write and its audit record as one statement (claimSQL.finishFolded,
+	// receiptSQL.applyJournaled; PostgreSQL, where each statement is a round trip).
+	foldWrites bool
 	// migrationsTableExists counts schema_migrations tables visible to the connection.
 	migrationsTableExists string
 }
@@ -79,7 +79,7 @@ func postgresDialect() *dialect {
 			RETURNING count`,
 		serializeInbox:        fmt.Sprintf(`SELECT pg_advisory_xact_lock(%d)`, inboxLockKey),
 		inboxLastID:           `SELECT coalesce(max(id), '') FROM peer_inbox`,
-		foldFinish:            true,
+		foldWrites:            true,
 		migrationsTableExists: `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'schema_migrations'`,
 	}
 }

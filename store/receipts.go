@@ -85,10 +85,7 @@ func (o *receiptsOp) record(b *batch, r engine.Receipt) error {
 		if !engine.Report(m.Report).Advances(r.Report) {
 			continue
 		}
-		if err := b.execCached(q.applyReport, string(r.Report), ms(o.now), ms(o.now), m.ID); err != nil {
-			return fmt.Errorf("apply: %w", err)
-		}
-		if err := b.audit(receiptAudit(o.provider, m.ID, r.Report, r.Code, o.now)); err != nil {
+		if err := b.applyReceipt(m.ID, r.Report, receiptAudit(o.provider, m.ID, r.Report, r.Code, o.now), o.now); err != nil {
 			return err
 		}
 		applied = true
@@ -98,6 +95,29 @@ func (o *receiptsOp) record(b *batch, r engine.Receipt) error {
 	} else {
 		o.tally.Stale++
 	}
+	return nil
+}
+
+// applyReceipt moves a matched message's report, with reported_at now, and journals it: two
+// statements, or one where the dialect folds them (PostgreSQL).
+func (b *batch) applyReceipt(id string, report engine.Report, audit engine.AuditEntry, now time.Time) error {
+	q := &b.s.q.receipt
+	if q.applyJournaled == "" {
+		if err := b.execCached(q.applyReport, string(report), ms(now), ms(now), id); err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+		return b.audit(audit)
+	}
+	args, next := b.auditRow(audit)
+	var n int64
+	if err := b.get(&n, q.applyJournaled, append([]any{string(report), ms(now), ms(now), id}, args...)...); err != nil {
+		return fmt.Errorf("apply: %w", err)
+	}
+	if n != 1 {
+		// The match holds the row (locked on PostgreSQL): it cannot be gone.
+		return fmt.Errorf("apply: message %s changed under the receipt (%d rows)", id, n)
+	}
+	b.chain = next
 	return nil
 }
 
