@@ -41,7 +41,7 @@ func (s *Store) openCheckpointer(ctx context.Context) error {
 
 // runCheckpointer checkpoints the WAL until Close.
 func (s *Store) runCheckpointer() {
-	defer close(s.checkpointerDone)
+	defer close(s.upkeepDone)
 	tick := time.NewTicker(checkpointIdle)
 	defer tick.Stop()
 	for {

@@ -39,14 +39,14 @@ type Store struct {
 	batches atomic.Int64 // transactions the writer committed or rolled back
 	handled atomic.Int64 // requests those transactions carried
 
-	requests         chan *request // everything but acceptances: the first writer's
-	accepts          chan *request // acceptances: any writer's
-	stopping         chan struct{}
-	writerDone       chan struct{}
-	checkpointPoke   chan struct{}
-	checkpointerDone chan struct{}
-	closeOnce        sync.Once
-	closeErr         error
+	requests       chan *request // everything but acceptances: the first writer's
+	accepts        chan *request // acceptances: any writer's
+	stopping       chan struct{}
+	writerDone     chan struct{}
+	checkpointPoke chan struct{}
+	upkeepDone     chan struct{} // closed when the checkpointer (SQLite) or analyzer (PostgreSQL) ends
+	closeOnce      sync.Once
+	closeErr       error
 }
 
 // Open opens the database (the SQLite file at cfg.Path, confirming WAL, or the PostgreSQL
@@ -81,8 +81,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		stopping:   make(chan struct{}),
 		writerDone: make(chan struct{}),
 
-		checkpointPoke:   make(chan struct{}, 1),
-		checkpointerDone: make(chan struct{}),
+		checkpointPoke: make(chan struct{}, 1),
+		upkeepDone:     make(chan struct{}),
 	}
 	open := s.openSQLite
 	if cfg.Driver == "postgres" {
@@ -97,10 +97,13 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		running.Go(w.run)
 	}
 	go func() { running.Wait(); close(s.writerDone) }()
-	if s.cdb != nil {
+	switch {
+	case s.cdb != nil:
 		go s.runCheckpointer()
-	} else {
-		close(s.checkpointerDone)
+	case cfg.Driver == "postgres":
+		go s.runAnalyzer()
+	default:
+		close(s.upkeepDone)
 	}
 	return s, nil
 }
@@ -165,7 +168,7 @@ func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.stopping)
 		<-s.writerDone
-		<-s.checkpointerDone
+		<-s.upkeepDone
 		s.closeErr = s.closeDatabases()
 	})
 	return s.closeErr
