@@ -31,3 +31,13 @@ func newAuditSQL(d *dialect) auditSQL {
 		writerAny: d.rebind(`SELECT count(*) FROM (SELECT 1 FROM audit WHERE writer = ? LIMIT 1) AS one`),
 	}
 }
+
+// journalUpdated ends a folded write (PostgreSQL, dialect.foldWrites) whose WITH part u updated
+// a message: the part j inserts the audit record, whose nine parameters (as auditRow returns
+// them) come last, only when u updated a row.
+const journalUpdated = `, j AS (
+	INSERT INTO audit (writer, seq, at, event, actor, message_id, outcome, prev_mac, mac)
+	SELECT CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT),
+		CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BYTEA), CAST(? AS BYTEA)
+	FROM u
+)`

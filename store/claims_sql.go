@@ -101,10 +101,5 @@ const finishFolded = `WITH a AS (
 		updated_at = CAST(? AS BIGINT), lease_token = NULL, lease_expires_at = NULL, sending_since = NULL
 	WHERE id IN (SELECT message_id FROM a) AND dispatch = 'sending' AND lease_token = CAST(? AS TEXT)
 	RETURNING id
-), j AS (
-	INSERT INTO audit (writer, seq, at, event, actor, message_id, outcome, prev_mac, mac)
-	SELECT CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT),
-		CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BYTEA), CAST(? AS BYTEA)
-	FROM u
-)
+)` + journalUpdated + `
 SELECT (SELECT count(*) FROM a) AS closed, (SELECT count(*) FROM u) AS updated`

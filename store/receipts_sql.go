@@ -53,10 +53,5 @@ const applyJournaled = `WITH u AS (
 	UPDATE messages SET report = CAST(? AS TEXT), reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT)
 	WHERE id = CAST(? AS TEXT)
 	RETURNING id
-), j AS (
-	INSERT INTO audit (writer, seq, at, event, actor, message_id, outcome, prev_mac, mac)
-	SELECT CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT),
-		CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS BYTEA), CAST(? AS BYTEA)
-	FROM u
-)
+)` + journalUpdated + `
 SELECT count(*) FROM u`
