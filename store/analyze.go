@@ -19,6 +19,10 @@ import (
 // analyzeEvery is how often the analyzer looks at the statistics.
 const analyzeEvery = 5 * time.Second
 
+// analyzeLockKey is the first half of the analyzer's advisory lock key (ASCII "sban"); the
+// second is a hash of the schema's name.
+const analyzeLockKey int32 = 0x7362616e
+
 // analyzeMinChanges is how many rows of a table must have changed before it is analyzed.
 const analyzeMinChanges = 1000
 
@@ -55,7 +59,7 @@ func (s *Store) runAnalyzer() {
 }
 
 // analyzeStale analyzes the hot tables whose statistics are stale, under an advisory lock that
-// instances sharing the database take in turn (one that finds it taken skips this round: the
+// instances sharing the schema take in turn (one that finds it taken skips this round: the
 // other is refreshing the same statistics). ANALYZE takes a table lock that conflicts only with
 // VACUUM, ANALYZE and schema changes: reads and writes go on.
 func (s *Store) analyzeStale(ctx context.Context) error {
@@ -71,8 +75,9 @@ func (s *Store) analyzeStale(ctx context.Context) error {
 	if len(stale) == 0 {
 		return nil
 	}
+	// The lock is the schema's: stores on other schemas of the database analyze their own tables.
 	var locked bool
-	if err := conn.GetContext(ctx, &locked, `SELECT pg_try_advisory_lock($1)`, int64(analyzeLockKey)); err != nil {
+	if err := conn.GetContext(ctx, &locked, `SELECT pg_try_advisory_lock($1, hashtext(current_schema()))`, analyzeLockKey); err != nil {
 		return fmt.Errorf("take the analyze lock: %w", err)
 	}
 	if !locked {
@@ -80,7 +85,7 @@ func (s *Store) analyzeStale(ctx context.Context) error {
 	}
 	defer func() {
 		// A fresh context: the lock must be released even when ctx ended.
-		_, _ = conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(analyzeLockKey))
+		_, _ = conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, analyzeLockKey)
 	}()
 	for _, table := range stale {
 		if _, err := conn.ExecContext(ctx, "ANALYZE "+pgx.Identifier{table}.Sanitize()); err != nil {

@@ -20,11 +20,10 @@ import (
 //go:embed migrations/postgres/*.sql
 var postgresMigrations embed.FS
 
-// Advisory lock keys (arbitrary constants, ASCII "sbmigrat", "sbsweep" and "sbanalyz").
+// Advisory lock keys (arbitrary constants, ASCII "sbmigrat" and "sbsweep").
 const (
 	migrateLockKey = 0x73626d6967726174
 	sweepLockKey   = 0x7362737765657000
-	analyzeLockKey = 0x7362616e616c797a
 )
 
 // openPostgres opens the writer's connection and the read pool, migrates under the migration
