@@ -39,14 +39,20 @@ func TestPostgresAnalyzerRefreshesStaleStatistics(t *testing.T) {
 	defer raw.Close()
 	stats := func() (mods int64, analyzed sql.NullTime) {
 		t.Helper()
-		// The server publishes a backend's counts at its transaction's end, or within a second.
+		// The server publishes a backend's counts some seconds after its transactions end.
 		if _, err := raw.ExecContext(ctx, `SELECT pg_stat_clear_snapshot()`); err != nil {
 			t.Fatal(err)
 		}
-		row := raw.QueryRowxContext(ctx, `SELECT n_mod_since_analyze, last_analyze FROM pg_stat_user_tables
-			WHERE schemaname = current_schema() AND relname = 'messages'`)
-		if err := row.Scan(&mods, &analyzed); err != nil {
+		var auto sql.NullTime
+		row := raw.QueryRowxContext(ctx, `SELECT n_mod_since_analyze, last_analyze, last_autoanalyze
+			FROM pg_stat_user_tables WHERE schemaname = current_schema() AND relname = 'messages'`)
+		if err := row.Scan(&mods, &analyzed, &auto); err != nil {
 			t.Fatal(err)
+		}
+		if auto.Valid {
+			// Rare: autovacuum came by first (it visits once a minute), and there is nothing
+			// left for the analyzer to show.
+			t.Skip("autovacuum analyzed the table before the analyzer could")
 		}
 		return mods, analyzed
 	}
