@@ -178,13 +178,7 @@ func (o *acceptOp) apply(b *batch) error {
 			res, err = b.acceptOne(it)
 			return err
 		}
-		var err error
-		if b.fast {
-			err = b.fastUnit(run, cleanAcceptRefusal)
-		} else {
-			err = b.unit(run)
-		}
-		if err != nil {
+		if err := b.unit(run); err != nil { // the slow path: the fast one gathered above
 			res = engine.AcceptResult{Err: err}
 		}
 		o.results[i] = res

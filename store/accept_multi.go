@@ -192,7 +192,7 @@ func (b *batch) insertMessagesAndPayloads(fresh []pendingAccept) error {
 		}
 		payloads[i] = []any{seq, p.it.payload}
 	}
-	if err := b.insertChunks(payloadInsertHead, 2, "", payloads, nil); err != nil {
+	if _, err := b.insertChunksN(payloadInsertHead, 2, "", payloads); err != nil {
 		return fmt.Errorf("store: accept: payloads: %w", err)
 	}
 	return nil
@@ -214,7 +214,7 @@ func (b *batch) auditMany(fresh []pendingAccept) error {
 		rows = append(rows, []any{r.writer, r.seq, r.at, r.event, r.actor, r.messageID, r.outcome, prev, mac})
 		chain = chainState{seq: r.seq, mac: mac}
 	}
-	if err := b.insertChunks(auditInsertHead, 9, "", rows, nil); err != nil {
+	if _, err := b.insertChunksN(auditInsertHead, 9, "", rows); err != nil {
 		return fmt.Errorf("store: accept: audit records: %w", err)
 	}
 	b.chain = chain
@@ -237,14 +237,10 @@ func (b *batch) insertChunksN(head string, cols int, tail string, rows [][]any) 
 	return changed, err
 }
 
-// insertChunks runs a multi-row insert over rows in prepared chunk sizes. With a RETURNING
-// tail, each returned row is handed to each.
+// insertChunks runs a multi-row insert with a RETURNING tail over rows in prepared chunk
+// sizes, and hands each returned row to each.
 func (b *batch) insertChunks(head string, cols int, tail string, rows [][]any, each func(scan func(...any) error) error) error {
 	return b.eachChunk(head, cols, tail, rows, func(st *sqlx.Stmt, args []any) error {
-		if each == nil {
-			_, err := st.ExecContext(b.ctx, args...)
-			return err
-		}
 		rs, err := st.QueryContext(b.ctx, args...)
 		if err != nil {
 			return err

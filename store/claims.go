@@ -79,11 +79,8 @@ type payloadRow struct {
 }
 
 func (o *claimOp) apply(b *batch) error {
-	if b.fast {
-		// A claim has no clean refusal: any failure sends the batch down the savepoint path.
-		return b.fastUnit(func() error { return o.claimIn(b) }, func(error) bool { return false })
-	}
-	return b.unit(func() error { return o.claimIn(b) })
+	// A claim has no clean refusal: any failure sends the batch down the savepoint path.
+	return b.step(func() error { return o.claimIn(b) }, neverClean)
 }
 
 func (o *claimOp) claimIn(b *batch) error {
@@ -191,10 +188,7 @@ func (o *renewOp) apply(b *batch) error {
 		}
 		return nil
 	}
-	if b.fast {
-		return b.fastUnit(run, neverClean) // as receipts: no failure here is clean
-	}
-	return b.unit(run)
+	return b.step(run, neverClean) // as receipts: no failure here is clean
 }
 
 // LapsedLeases returns up to limit sending messages whose lease expired before now, oldest

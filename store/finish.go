@@ -58,12 +58,9 @@ func (s *Store) Finish(ctx context.Context, f engine.Finish) error {
 type finishOp struct{ f engine.Finish }
 
 func (o *finishOp) apply(b *batch) error {
-	if b.fast {
-		// A lost lease is found by the first, guarded statement, before anything is written:
-		// it is the one clean refusal. Anything else sends the batch down the savepoint path.
-		return b.fastUnit(func() error { return o.finishIn(b) }, func(err error) bool { return errors.Is(err, engine.ErrLeaseLost) })
-	}
-	return b.unit(func() error { return o.finishIn(b) })
+	// A lost lease is found by the first, guarded statement, before anything is written: it
+	// is the one clean refusal. Anything else sends the batch down the savepoint path.
+	return b.step(func() error { return o.finishIn(b) }, func(err error) bool { return errors.Is(err, engine.ErrLeaseLost) })
 }
 
 func (o *finishOp) finishIn(b *batch) error {

@@ -50,13 +50,10 @@ func (o *receiptsOp) apply(b *batch) error {
 		}
 		return nil
 	}
-	if b.fast {
-		// Every failure here is the database's, after writes perhaps: none is clean, so any
-		// sends the batch down the savepoint path, where this runs again in a savepoint. The
-		// fast path saves a savepoint and its release per delivery report.
-		return b.fastUnit(run, neverClean)
-	}
-	return b.unit(run)
+	// Every failure here is the database's, after writes perhaps: none is clean, so any sends
+	// the batch down the savepoint path, where this runs again in a savepoint. The fast path
+	// saves a savepoint and its release per delivery report.
+	return b.step(run, neverClean)
 }
 
 func (o *receiptsOp) record(b *batch, r engine.Receipt) error {

@@ -233,6 +233,16 @@ func (b *batch) fastUnit(fn func() error, clean func(error) bool) error {
 // neverClean is the clean test of fast units whose every failure may leave a write behind.
 func neverClean(error) bool { return false }
 
+// step runs fn as one unit of the batch: without a savepoint on the fast path (fastUnit, where
+// a failure clean does not vouch for sends the batch down the savepoint path), in a savepoint
+// (unit) otherwise.
+func (b *batch) step(fn func() error, clean func(error) bool) error {
+	if b.fast {
+		return b.fastUnit(fn, clean)
+	}
+	return b.unit(fn)
+}
+
 // applyAll applies each request's operation to the batch.
 func (s *Store) applyAll(b *batch, reqs []*request, errs []error) {
 	for i, r := range reqs {
