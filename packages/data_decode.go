@@ -8,7 +8,10 @@ import (
 // dataDecoder builds the Go value of a document that json.Valid accepted: what a json.Decoder
 // with UseNumber gives (map[string]any with the last of repeated names, []any never nil,
 // json.Number as written, strings decoded the same way), in one pass and without reflection.
-// Template data is decoded on every submission, so this is on the accept path.
+// Template data is decoded on every submission, so this is on the accept path. scripting has a
+// reader of the same kind (ParseJSON, for gateway answers), but SPEC section 2 lets packages
+// import only the standard library and schema/yaml libraries, and scripting only goja, so
+// neither can call the other's.
 type dataDecoder struct {
 	src []byte
 	pos int

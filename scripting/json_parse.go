@@ -11,6 +11,8 @@ import (
 // nil. ok is false for anything else. It suits JSON from outside, such as an HTTP answer
 // about to be passed to Call: it reads the common case in one pass (fastDecoder) and leaves
 // the rest (escapes of lone surrogates, invalid UTF-8, deep nesting) to encoding/json.
+// packages has a reader of the same kind for template data; SPEC section 2 lets scripting
+// import goja only, so it shares fastDecoder with CallInto's decode instead.
 func ParseJSON(data []byte) (v any, ok bool) {
 	d := fastDecoder{data: data}
 	if v, ok := d.plain(); ok {
