@@ -29,15 +29,19 @@ type DispatcherConfig struct {
 	Jitter func() float64
 	// Observe, when set, is told about every finished attempt (for metrics).
 	Observe func(provider string, class OutcomeClass, d time.Duration)
+	// Intake, when set, is the Submitter's count of submissions in flight: the dispatcher gives
+	// way to a burst of them (see giveWay). Nil never gives way.
+	Intake *Intake
 }
 
 // Dispatcher claims due messages in bounded pages under leases, hands each to its provider's
 // lane of workers, and records every outcome fenced by the lease. See SPEC section 6.
 type Dispatcher struct {
-	cfg   DispatcherConfig
-	log   *slog.Logger
-	wake  chan struct{}
-	freed chan struct{}
+	cfg     DispatcherConfig
+	log     *slog.Logger
+	wake    chan struct{}
+	freed   chan struct{}
+	giveWay *giveWay
 
 	mu     sync.Mutex
 	held   map[string]LeaseRef // claims not yet finished, by message id
@@ -53,6 +57,8 @@ type PageFigures struct {
 	ByteBudgetDeferralsTotal int64
 	ClaimedHeld              int
 	LeaseLostTotal           int64
+	// GivenWay is the time spent giving way to bursts of submissions (see giveWay).
+	GivenWay time.Duration
 }
 
 // NewDispatcher returns a Dispatcher; Run starts it.
@@ -68,7 +74,7 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 	}
 	return &Dispatcher{
 		cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), freed: make(chan struct{}, 1),
-		held: map[string]LeaseRef{}, lanes: map[string]*lane{},
+		held: map[string]LeaseRef{}, lanes: map[string]*lane{}, giveWay: newGiveWay(cfg.Intake),
 	}
 }
 
@@ -87,6 +93,7 @@ func (d *Dispatcher) Figures() PageFigures {
 	defer d.mu.Unlock()
 	f := d.figure
 	f.ClaimedHeld = len(d.held)
+	f.GivenWay = d.giveWay.givenWay()
 	return f
 }
 
@@ -121,7 +128,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		case <-timer.C:
 		case <-d.wake:
 		case <-d.freed:
-			if d.freeSlots() < d.claimLowWater() {
+			if c := d.claimCap(); d.freeSlots(c) < claimLowWater(c) {
 				// Claiming for one or two free workers costs a whole claim (three statements)
 				// for a message or two; wait until more sends have finished. The poll timer
 				// still runs.
@@ -183,21 +190,30 @@ type ReceiptReconciler interface {
 	ReconcileReceipts(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
-// freeSlots is how many more claims the dispatcher may hold now.
-func (d *Dispatcher) freeSlots() int {
+// claimCap is how many claims the dispatcher may hold now: heldCap, or its floor while it gives
+// way to a burst of submissions.
+func (d *Dispatcher) claimCap() int {
+	if d.giveWay.yielding() {
+		return giveWayFloor
+	}
+	return d.heldCap()
+}
+
+// freeSlots is how many more claims the dispatcher may hold now, under a cap of claimCap.
+func (d *Dispatcher) freeSlots(claimCap int) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.heldCap() - len(d.held)
+	return claimCap - len(d.held)
 }
 
 // claimLowWater is how many workers must be free before a finished send triggers a claim: an
-// eighth of the held cap, so that under load claims come in pages, not one message at a time.
-func (d *Dispatcher) claimLowWater() int { return max(1, d.heldCap()/8) }
+// eighth of the cap, so that under load claims come in pages, not one message at a time.
+func claimLowWater(claimCap int) int { return max(1, claimCap/8) }
 
 // claimOnce claims one page sized to the free capacity and hands its claims to the lanes. It
 // reports whether the page was full (more work is likely waiting).
 func (d *Dispatcher) claimOnce(ctx, sendCtx context.Context) (bool, error) {
-	free := d.freeSlots()
+	free := d.freeSlots(d.claimCap())
 	if free <= 0 {
 		return false, nil
 	}

@@ -96,8 +96,8 @@ func (m *metrics) handler(s *stack) http.Handler {
 
 // queueCollector reads the dispatch queue gauges from metadata at scrape time.
 type queueCollector struct {
-	s                                                *stack
-	entries, bytes, oldestDue, oversized, held, lost *prometheus.Desc
+	s                                                         *stack
+	entries, bytes, oldestDue, oversized, held, lost, giveWay *prometheus.Desc
 }
 
 func newQueueCollector(s *stack) *queueCollector {
@@ -108,6 +108,7 @@ func newQueueCollector(s *stack) *queueCollector {
 		oversized: prometheus.NewDesc("switchboard_queue_oversized_skips_total", "Due messages skipped because they exceed maxPayloadBytes.", nil, nil),
 		held:      prometheus.NewDesc("switchboard_dispatch_claims_held", "Claims this process holds (sending under its leases).", nil, nil),
 		lost:      prometheus.NewDesc("switchboard_dispatch_leases_lost_total", "Outcomes not recorded because the claim's lease was lost (another process recovered it).", nil, nil),
+		giveWay:   prometheus.NewDesc("switchboard_dispatch_give_way_seconds_total", "Time the dispatcher held a single claim to give the CPU to a burst of submissions.", nil, nil),
 	}
 }
 
@@ -118,6 +119,7 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.oversized
 	ch <- c.held
 	ch <- c.lost
+	ch <- c.giveWay
 }
 
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
@@ -137,4 +139,5 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.oversized, prometheus.CounterValue, float64(fig.OversizedSkipsTotal))
 	ch <- prometheus.MustNewConstMetric(c.held, prometheus.GaugeValue, float64(fig.ClaimedHeld))
 	ch <- prometheus.MustNewConstMetric(c.lost, prometheus.CounterValue, float64(fig.LeaseLostTotal))
+	ch <- prometheus.MustNewConstMetric(c.giveWay, prometheus.CounterValue, fig.GivenWay.Seconds())
 }

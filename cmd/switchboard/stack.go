@@ -103,6 +103,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		s.close()
 		return nil, err
 	}
+	intake := &engine.Intake{}
 	s.dispatcher = engine.NewDispatcher(engine.DispatcherConfig{
 		Package: pkg, Store: st, Providers: s.providers, Clock: s.clock, Logger: log,
 		Concurrency: rt.Dispatch.Concurrency, BatchSize: rt.Dispatch.BatchSize,
@@ -110,12 +111,14 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		PollInterval:    time.Duration(rt.Dispatch.PollIntervalMilliseconds) * time.Millisecond,
 		LeaseFor:        time.Duration(rt.Dispatch.LeaseSeconds) * time.Second,
 		Observe:         s.metrics.observeAttempt,
+		Intake:          intake,
 	})
 	submitter := engine.NewSubmitter(engine.SubmitterConfig{
 		Package: pkg, Store: st, Clock: s.clock,
 		PayloadRetention: time.Duration(rt.Retention.PayloadDays) * 24 * time.Hour,
 		ReceiptWindow:    time.Duration(rt.Retention.SubmissionReceiptDays) * 24 * time.Hour,
 		OnAccepted:       s.dispatcher.Wake,
+		Intake:           intake,
 	})
 	receipts := map[string]engine.ReceiptHandler{}
 	for id, p := range s.providers {

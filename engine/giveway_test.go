@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// fakeMachine stands in for the process's CPU time and the wall clock of a giveWay.
+type fakeMachine struct {
+	now  time.Time
+	used time.Duration
+}
+
+// newTestGiveWay is a giveWay on two CPUs measured by m.
+func newTestGiveWay(intake *Intake, m *fakeMachine) *giveWay {
+	g := newGiveWay(intake)
+	g.procs = 2
+	g.wall = func() time.Time { return m.now }
+	g.cpu = func() (time.Duration, bool) { return m.used, true }
+	return g
+}
+
+// window moves the fake machine through one measuring window in which the process used share
+// of its two CPUs and `started` submissions began, then asks g.
+func (m *fakeMachine) window(g *giveWay, intake *Intake, share float64, started int) bool {
+	m.now = m.now.Add(giveWayWindow)
+	m.used += time.Duration(share * 2 * float64(giveWayWindow))
+	for range started {
+		intake.begin()()
+	}
+	return g.yielding()
+}
+
+func TestGiveWayOnlyToBurstsOnASaturatedCPU(t *testing.T) {
+	t.Parallel()
+	intake := &Intake{}
+	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
+	g := newTestGiveWay(intake, m)
+	steps := []struct {
+		name    string
+		share   float64
+		started int
+		want    bool
+	}{
+		{"first measurement has no window yet", 1, 10, false},
+		{"busy CPU, no submissions: the dispatcher's own load", 1, 0, false},
+		{"submissions on an idle CPU (a slow gateway)", 0.3, 50, false},
+		{"burst on a saturated CPU", 0.95, 10, true},
+		{"one slack moment within the burst keeps giving way", 0.7, 10, true},
+		{"the CPU frees up", 0.5, 10, false},
+		{"between the thresholds, a free CPU stays free", 0.8, 10, false},
+		{"saturated again", 0.92, 10, true},
+		{"too few submissions end the burst", 1, burstStarted - 1, false},
+	}
+	for _, s := range steps {
+		if got := m.window(g, intake, s.share, s.started); got != s.want {
+			t.Fatalf("%s: yielding = %v, want %v", s.name, got, s.want)
+		}
+	}
+	if got, want := g.givenWay(), 3*giveWayWindow; got != want {
+		t.Fatalf("givenWay = %v, want %v (the three windows that followed a yes)", got, want)
+	}
+}
+
+func TestGiveWayMeasuresOncePerWindow(t *testing.T) {
+	t.Parallel()
+	intake := &Intake{}
+	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
+	g := newTestGiveWay(intake, m)
+	reads := 0
+	g.cpu = func() (time.Duration, bool) { reads++; return m.used, true }
+	m.window(g, intake, 1, 10)
+	if !m.window(g, intake, 1, 10) {
+		t.Fatal("a saturated burst should give way")
+	}
+	m.used += time.Second // the next question comes within the window: no new measurement
+	m.now = m.now.Add(giveWayWindow / 2)
+	if !g.yielding() || reads != 2 {
+		t.Fatalf("within a window: yielding must come from the last measurement (reads = %d, want 2)", reads)
+	}
+}
+
+func TestGiveWayEndsAfterItsLimitUntilTheBurstEnds(t *testing.T) {
+	t.Parallel()
+	intake := &Intake{}
+	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
+	g := newTestGiveWay(intake, m)
+	m.window(g, intake, 1, 10)
+	windows := int(giveWayLimit / giveWayWindow)
+	for i := range windows {
+		if !m.window(g, intake, 1, 10) {
+			t.Fatalf("window %d of the first %v: the dispatcher should give way", i, giveWayLimit)
+		}
+	}
+	for i := range 50 {
+		if m.window(g, intake, 1, 10) {
+			t.Fatalf("window %d after the limit: an overload that lasts is shared, not given way to", i)
+		}
+	}
+	m.window(g, intake, 0.2, 0) // the burst ends
+	m.window(g, intake, 1, 10)
+	if !m.window(g, intake, 1, 10) {
+		t.Fatal("a new burst after a quiet window should be given way to again")
+	}
+}
+
+func TestGiveWayFailsOpenWhenTheCPUCannotBeRead(t *testing.T) {
+	t.Parallel()
+	intake := &Intake{}
+	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
+	g := newTestGiveWay(intake, m)
+	m.window(g, intake, 1, 10)
+	if !m.window(g, intake, 1, 10) {
+		t.Fatal("a saturated burst should give way")
+	}
+	g.cpu = func() (time.Duration, bool) { return 0, false }
+	if m.window(g, intake, 1, 10) {
+		t.Fatal("without a CPU reading the dispatcher must not give way")
+	}
+}
+
+func TestDispatcherHoldsItsFloorWhileGivingWay(t *testing.T) {
+	t.Parallel()
+	intake := &Intake{}
+	d := NewDispatcher(DispatcherConfig{Concurrency: 16, Providers: map[string]Provider{"a": nil, "b": nil}, Intake: intake})
+	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
+	test := newTestGiveWay(intake, m)
+	d.giveWay.cpu, d.giveWay.wall, d.giveWay.procs = test.cpu, test.wall, test.procs
+	if got := d.claimCap(); got != 32 {
+		t.Fatalf("claimCap before any burst = %d, want 32 (16 workers × 2 providers)", got)
+	}
+	m.window(d.giveWay, intake, 1, 10)
+	if got := d.claimCap(); got != giveWayFloor {
+		t.Fatalf("claimCap in a burst on a saturated CPU = %d, want the floor %d", got, giveWayFloor)
+	}
+	if got := d.Figures().GivenWay; got != 0 {
+		t.Fatalf("GivenWay = %v before a whole window passed", got)
+	}
+	m.window(d.giveWay, intake, 0.1, 0)
+	if got := d.claimCap(); got != 32 {
+		t.Fatalf("claimCap after the burst = %d, want 32", got)
+	}
+	if got := d.Figures().GivenWay; got != giveWayWindow {
+		t.Fatalf("GivenWay = %v, want one window", got)
+	}
+	if NewDispatcher(DispatcherConfig{Concurrency: 4}).giveWay != nil {
+		t.Fatal("a dispatcher without an Intake must never give way")
+	}
+}
+
+func TestIntakeCountsSubmissionsInFlight(t *testing.T) {
+	t.Parallel()
+	in := &Intake{}
+	end1, end2 := in.begin(), in.begin()
+	if in.InFlight() != 2 || in.Started() != 2 {
+		t.Fatalf("in flight %d, started %d; want 2, 2", in.InFlight(), in.Started())
+	}
+	end1()
+	end2()
+	if in.InFlight() != 0 || in.Started() != 2 {
+		t.Fatalf("in flight %d, started %d; want 0, 2", in.InFlight(), in.Started())
+	}
+	var none *Intake
+	none.begin()()
+	if none.InFlight() != 0 || none.Started() != 0 {
+		t.Fatal("a nil Intake counts nothing")
+	}
+}
