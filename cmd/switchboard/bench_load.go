@@ -1,13 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -83,8 +84,11 @@ func (e *benchEnv) load(ctx context.Context, cfg benchConfig, bodies map[string]
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
+	submitURL := &url.URL{Scheme: "http", Host: strings.TrimPrefix(e.apiURL, "http://"), Path: "/v1/messages"}
 	for range cfg.Callers {
 		wg.Go(func() {
+			conn := &benchConn{addr: submitURL.Host}
+			defer conn.close()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= cfg.Messages || ctx.Err() != nil {
@@ -98,7 +102,7 @@ func (e *benchEnv) load(ctx context.Context, cfg benchConfig, bodies map[string]
 					}
 				}
 				ch := channels[i%len(channels)]
-				status, id := e.submit(ctx, "bench-"+runID+"-"+strconv.Itoa(i), bodies[ch])
+				status, id := e.submit(ctx, conn, submitURL, "bench-"+runID+"-"+strconv.Itoa(i), bodies[ch])
 				samples[i] = benchSample{Index: i, Channel: ch, Start: due, Accept: time.Since(due), HTTPStatus: status, ID: id}
 				if status == http.StatusAccepted {
 					accepted.Add(1)
@@ -126,23 +130,21 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	}
 }
 
-// submit posts one message and returns the status code and, on 202, the message id.
-func (e *benchEnv) submit(ctx context.Context, key string, body []byte) (int, string) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.apiURL+"/v1/messages", bytes.NewReader(body))
+// submit posts one message on the caller's connection and returns the status code and, on
+// 202, the message id.
+func (e *benchEnv) submit(ctx context.Context, conn *benchConn, to *url.URL, key string, body []byte) (int, string) {
+	req := &http.Request{Method: http.MethodPost, URL: to, Host: to.Host, ContentLength: int64(len(body)),
+		Header: http.Header{
+			"Content-Type":    {"application/json"},
+			"Authorization":   {"Bearer " + e.sender},
+			"Idempotency-Key": {key},
+		}}
+	status, raw, err := conn.do(ctx, req, body)
 	if err != nil {
 		return 0, ""
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+e.sender)
-	req.Header.Set("Idempotency-Key", key)
-	resp, err := e.client.Do(req)
-	if err != nil {
-		return 0, ""
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusAccepted {
-		return resp.StatusCode, ""
+	if status != http.StatusAccepted {
+		return status, ""
 	}
 	var a struct {
 		ID string `json:"id"`
@@ -150,7 +152,7 @@ func (e *benchEnv) submit(ctx context.Context, key string, body []byte) (int, st
 	if json.Unmarshal(raw, &a) != nil || a.ID == "" {
 		return 0, ""
 	}
-	return resp.StatusCode, a.ID
+	return status, a.ID
 }
 
 // getJSON reads one API resource with a token into out and returns the status code.

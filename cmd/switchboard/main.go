@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -29,10 +30,24 @@ type app struct {
 }
 
 func main() {
+	setGCPercent(os.LookupEnv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
+}
+
+// defaultGCPercent is the garbage collector's target when GOGC is not set: a gateway under load
+// allocates per request and keeps little, so collecting at 200% rather than Go's 100% halves the
+// collections for a few tens of MiB more heap (measured with switchboard bench: peak RSS 143 →
+// 170 MiB, acceptance about 10% faster). GOGC, and GOMEMLIMIT, still decide when set.
+const defaultGCPercent = 200
+
+// setGCPercent applies defaultGCPercent unless the environment sets GOGC.
+func setGCPercent(lookup func(string) (string, bool)) {
+	if _, set := lookup("GOGC"); !set {
+		debug.SetGCPercent(defaultGCPercent)
+	}
 }
 
 // run executes one command line and returns its exit code.
