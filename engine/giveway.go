@@ -6,12 +6,18 @@ import (
 	"time"
 )
 
-// The dispatcher gives way to a burst of submissions: while callers keep submitting and the CPU
-// is saturated, it holds a single claim (its floor), so that acceptance, whose latency callers
-// wait on, gets the CPU; the queue the burst fills drains once it is over. Delivery never stops:
-// the floor's claim is sent as usual, and so is every claim held when the burst began. A
-// give-way lasts at most giveWayLimit in a row: an overload that goes on longer is a steady
-// state, not a burst, and acceptance and delivery then share the CPU again until the burst ends.
+// The dispatcher gives way to a burst of submissions: once callers have kept submitting on a
+// saturated CPU for giveWayAfter, it holds a single claim (its floor), so that acceptance, whose
+// latency callers wait on, gets the CPU; the queue the burst fills drains once it is over.
+// Delivery never stops: the floor's claim is sent as usual, and so is every claim held when the
+// give-way began.
+//
+// A moment of pressure shorter than giveWayAfter is not a burst: a few hundred submissions at
+// once are accepted in tens of milliseconds, and holding the dispatcher back then would only
+// delay their sends (to a slow gateway, sends cost waiting, not CPU). A burst is over once the
+// pressure has been gone for giveWayGrace. A give-way lasts at most giveWayLimit in a row: an
+// overload that goes on longer is a steady state, not a burst, and acceptance and delivery then
+// share the CPU again until the burst is over.
 const (
 	// giveWayWindow is how often the dispatcher measures the CPU and the submissions.
 	giveWayWindow = 10 * time.Millisecond
@@ -25,6 +31,11 @@ const (
 	// burstStarted is how many submissions starting within one window make a burst (400 a
 	// second at a 10 ms window).
 	burstStarted = 4
+	// giveWayAfter is how long the pressure must last before the dispatcher gives way.
+	giveWayAfter = 100 * time.Millisecond
+	// giveWayGrace is how long the pressure must be gone before it counts as over: a collection
+	// or a slow commit can stall the callers for a window or two in the middle of a burst.
+	giveWayGrace = 50 * time.Millisecond
 	// giveWayLimit is the longest the dispatcher gives way in a row.
 	giveWayLimit = 10 * time.Second
 	// giveWayFloor is how many claims the dispatcher holds at most while it gives way.
@@ -40,15 +51,16 @@ type giveWay struct {
 	wall  func() time.Time
 	procs int
 
-	mu        sync.Mutex
-	at        time.Time     // the start of the current window
-	used      time.Duration // CPU time used at the start of the window
-	started   int64         // submissions started at the start of the window
-	saturated bool
-	yield     bool
-	since     time.Time     // when the current give-way began
-	spent     bool          // the burst outlasted giveWayLimit: no give-way until it ends
-	total     time.Duration // time spent giving way, for the metrics
+	mu          sync.Mutex
+	at          time.Time     // the start of the current window
+	used        time.Duration // CPU time used at the start of the window
+	started     int64         // submissions started at the start of the window
+	saturated   bool
+	yield       bool
+	pressed     time.Time     // when the current pressure (a burst on a saturated CPU) began
+	lastPressed time.Time     // the last window under pressure
+	spent       bool          // the burst outlasted giveWayLimit: no give-way until it ends
+	total       time.Duration // time spent giving way, for the metrics
 }
 
 func newGiveWay(intake *Intake) *giveWay {
@@ -94,15 +106,19 @@ func (g *giveWay) decide(now time.Time, window, cpu time.Duration, started int64
 		g.total += window
 	}
 	switch {
-	case !burst:
-		g.yield, g.spent = false, false
-	case g.spent || !g.saturated:
-		g.yield = false
-	case !g.yield:
-		g.yield, g.since = true, now
-	case now.Sub(g.since) >= giveWayLimit:
-		g.yield, g.spent = false, true
+	case burst && g.saturated:
+		if g.pressed.IsZero() {
+			g.pressed = now
+		}
+		g.lastPressed = now
+	case !g.pressed.IsZero() && now.Sub(g.lastPressed) > giveWayGrace:
+		g.pressed, g.spent = time.Time{}, false
 	}
+	lasted := now.Sub(g.pressed)
+	if !g.pressed.IsZero() && lasted >= giveWayAfter+giveWayLimit {
+		g.spent = true
+	}
+	g.yield = !g.pressed.IsZero() && !g.spent && lasted >= giveWayAfter
 }
 
 // givenWay is the time the dispatcher has spent giving way.

@@ -31,34 +31,67 @@ func (m *fakeMachine) window(g *giveWay, intake *Intake, share float64, started 
 	return g.yielding()
 }
 
-func TestGiveWayOnlyToBurstsOnASaturatedCPU(t *testing.T) {
+// press runs saturated burst windows until the pressure has lasted giveWayAfter: the next
+// such window is the first that gives way.
+func (m *fakeMachine) press(g *giveWay, intake *Intake) {
+	for range giveWayAfter / giveWayWindow {
+		m.window(g, intake, 1, 10)
+	}
+}
+
+// graceWindows is how many windows without pressure end it: the first window past giveWayGrace.
+const graceWindows = int(giveWayGrace/giveWayWindow) + 1
+
+func TestGiveWayOnlyToLastingBurstsOnASaturatedCPU(t *testing.T) {
 	t.Parallel()
 	intake := &Intake{}
 	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
 	g := newTestGiveWay(intake, m)
-	steps := []struct {
+	type step struct {
 		name    string
 		share   float64
 		started int
 		want    bool
-	}{
+	}
+	run := func(steps []step) {
+		t.Helper()
+		for _, s := range steps {
+			if got := m.window(g, intake, s.share, s.started); got != s.want {
+				t.Fatalf("%s: yielding = %v, want %v", s.name, got, s.want)
+			}
+		}
+	}
+	run([]step{
 		{"first measurement has no window yet", 1, 10, false},
 		{"busy CPU, no submissions: the dispatcher's own load", 1, 0, false},
 		{"submissions on an idle CPU (a slow gateway)", 0.3, 50, false},
-		{"burst on a saturated CPU", 0.95, 10, true},
-		{"one slack moment within the burst keeps giving way", 0.7, 10, true},
-		{"the CPU frees up", 0.5, 10, false},
+	})
+	for range int(giveWayAfter / giveWayWindow) {
+		run([]step{{"a burst on a saturated CPU, not for " + giveWayAfter.String() + " yet", 0.95, 10, false}})
+	}
+	run([]step{
+		{"the burst on a saturated CPU lasted " + giveWayAfter.String(), 0.95, 10, true},
+		{"a slack moment within the burst keeps giving way", 0.7, 10, true},
+		{"the CPU frees up, but not for " + giveWayGrace.String() + " yet", 0.5, 10, true},
+	})
+	for range graceWindows - 2 {
+		run([]step{{"the CPU is free, within the grace", 0.5, 10, true}})
+	}
+	run([]step{
+		{"the CPU has been free for longer than the grace", 0.5, 10, false},
 		{"between the thresholds, a free CPU stays free", 0.8, 10, false},
-		{"saturated again", 0.92, 10, true},
-		{"too few submissions end the burst", 1, burstStarted - 1, false},
+		{"saturated again: the pressure starts over", 0.92, 10, false},
+	})
+	m.press(g, intake)
+	run([]step{{"pressure that lasted again gives way again", 1, 10, true}})
+	for range graceWindows - 1 {
+		run([]step{{"too few submissions, within the grace", 1, burstStarted - 1, true}})
 	}
-	for _, s := range steps {
-		if got := m.window(g, intake, s.share, s.started); got != s.want {
-			t.Fatalf("%s: yielding = %v, want %v", s.name, got, s.want)
-		}
-	}
-	if got, want := g.givenWay(), 3*giveWayWindow; got != want {
-		t.Fatalf("givenWay = %v, want %v (the three windows that followed a yes)", got, want)
+	run([]step{{"too few submissions for longer than the grace end the burst", 1, burstStarted - 1, false}})
+	// Each give-way lasted from its first yes until the pressure had been gone past the grace:
+	// graceWindows+1 windows each.
+	if got, want := g.givenWay(), time.Duration(2*(graceWindows+1))*giveWayWindow; got != want {
+		t.Fatalf("givenWay = %v, want %v (the windows that followed a yes)", got, want)
 	}
 }
 
@@ -70,13 +103,15 @@ func TestGiveWayMeasuresOncePerWindow(t *testing.T) {
 	reads := 0
 	g.cpu = func() (time.Duration, bool) { reads++; return m.used, true }
 	m.window(g, intake, 1, 10)
+	m.press(g, intake)
 	if !m.window(g, intake, 1, 10) {
-		t.Fatal("a saturated burst should give way")
+		t.Fatal("a lasting saturated burst should give way")
 	}
+	want := reads
 	m.used += time.Second // the next question comes within the window: no new measurement
 	m.now = m.now.Add(giveWayWindow / 2)
-	if !g.yielding() || reads != 2 {
-		t.Fatalf("within a window: yielding must come from the last measurement (reads = %d, want 2)", reads)
+	if !g.yielding() || reads != want {
+		t.Fatalf("within a window: yielding must come from the last measurement (reads = %d, want %d)", reads, want)
 	}
 }
 
@@ -86,6 +121,7 @@ func TestGiveWayEndsAfterItsLimitUntilTheBurstEnds(t *testing.T) {
 	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
 	g := newTestGiveWay(intake, m)
 	m.window(g, intake, 1, 10)
+	m.press(g, intake)
 	windows := int(giveWayLimit / giveWayWindow)
 	for i := range windows {
 		if !m.window(g, intake, 1, 10) {
@@ -97,8 +133,10 @@ func TestGiveWayEndsAfterItsLimitUntilTheBurstEnds(t *testing.T) {
 			t.Fatalf("window %d after the limit: an overload that lasts is shared, not given way to", i)
 		}
 	}
-	m.window(g, intake, 0.2, 0) // the burst ends
-	m.window(g, intake, 1, 10)
+	for range graceWindows { // the burst ends
+		m.window(g, intake, 0.2, 0)
+	}
+	m.press(g, intake)
 	if !m.window(g, intake, 1, 10) {
 		t.Fatal("a new burst after a quiet window should be given way to again")
 	}
@@ -110,8 +148,9 @@ func TestGiveWayFailsOpenWhenTheCPUCannotBeRead(t *testing.T) {
 	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
 	g := newTestGiveWay(intake, m)
 	m.window(g, intake, 1, 10)
+	m.press(g, intake)
 	if !m.window(g, intake, 1, 10) {
-		t.Fatal("a saturated burst should give way")
+		t.Fatal("a lasting saturated burst should give way")
 	}
 	g.cpu = func() (time.Duration, bool) { return 0, false }
 	if m.window(g, intake, 1, 10) {
@@ -129,6 +168,10 @@ func TestDispatcherHoldsItsFloorWhileGivingWay(t *testing.T) {
 	if got := d.claimCap(); got != 32 {
 		t.Fatalf("claimCap before any burst = %d, want 32 (16 workers × 2 providers)", got)
 	}
+	m.press(d.giveWay, intake)
+	if got := d.claimCap(); got != 32 {
+		t.Fatalf("claimCap before the pressure lasted %v = %d, want 32", giveWayAfter, got)
+	}
 	m.window(d.giveWay, intake, 1, 10)
 	if got := d.claimCap(); got != giveWayFloor {
 		t.Fatalf("claimCap in a burst on a saturated CPU = %d, want the floor %d", got, giveWayFloor)
@@ -136,12 +179,14 @@ func TestDispatcherHoldsItsFloorWhileGivingWay(t *testing.T) {
 	if got := d.Figures().GivenWay; got != 0 {
 		t.Fatalf("GivenWay = %v before a whole window passed", got)
 	}
-	m.window(d.giveWay, intake, 0.1, 0)
+	for range graceWindows {
+		m.window(d.giveWay, intake, 0.1, 0)
+	}
 	if got := d.claimCap(); got != 32 {
 		t.Fatalf("claimCap after the burst = %d, want 32", got)
 	}
-	if got := d.Figures().GivenWay; got != giveWayWindow {
-		t.Fatalf("GivenWay = %v, want one window", got)
+	if got, want := d.Figures().GivenWay, time.Duration(graceWindows)*giveWayWindow; got != want {
+		t.Fatalf("GivenWay = %v, want %v: from the first yes until the grace ran out", got, want)
 	}
 	if NewDispatcher(DispatcherConfig{Concurrency: 4}).giveWay != nil {
 		t.Fatal("a dispatcher without an Intake must never give way")

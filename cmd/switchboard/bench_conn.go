@@ -37,7 +37,7 @@ func (c *benchConn) do(ctx context.Context, req *http.Request, body []byte) (int
 		}
 		var status int
 		var raw []byte
-		if status, raw, err = c.exchange(req, body); err == nil {
+		if status, raw, err = c.exchange(ctx, req, body); err == nil {
 			return status, raw, nil
 		}
 		c.close()
@@ -45,8 +45,9 @@ func (c *benchConn) do(ctx context.Context, req *http.Request, body []byte) (int
 	return 0, nil, err
 }
 
-// exchange makes one request on the connection, dialling it first when needed.
-func (c *benchConn) exchange(req *http.Request, body []byte) (int, []byte, error) {
+// exchange makes one request on the connection, dialling it first when needed. When ctx ends
+// mid-exchange, the connection's deadline ends it.
+func (c *benchConn) exchange(ctx context.Context, req *http.Request, body []byte) (int, []byte, error) {
 	if c.conn == nil {
 		conn, err := net.DialTimeout("tcp", c.addr, benchConnTimeout)
 		if err != nil {
@@ -57,6 +58,8 @@ func (c *benchConn) exchange(req *http.Request, body []byte) (int, []byte, error
 	if err := c.conn.SetDeadline(time.Now().Add(benchConnTimeout)); err != nil {
 		return 0, nil, fmt.Errorf("set deadline: %w", err)
 	}
+	conn := c.conn
+	defer context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Now()) })()
 	if body != nil {
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
