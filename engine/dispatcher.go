@@ -29,8 +29,8 @@ type DispatcherConfig struct {
 	Jitter func() float64
 	// Observe, when set, is told about every finished attempt (for metrics).
 	Observe func(provider string, class OutcomeClass, d time.Duration)
-	// Intake, when set, is the Submitter's count of submissions in flight: the dispatcher gives
-	// way to a burst of them (see giveWay). Nil never gives way.
+	// Intake, when set, is the Submitter's count of submissions: the dispatcher gives way to a
+	// burst of them (see giveWay). Nil never gives way.
 	Intake *Intake
 }
 

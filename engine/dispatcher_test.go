@@ -22,6 +22,7 @@ type dispatchEnv struct {
 	disp      *engine.Dispatcher
 	providers map[string]*enginetest.ScriptedProvider
 	pkg       *packages.Package
+	intake    *engine.Intake
 }
 
 const peerRecipient = "+15550100123"
@@ -61,8 +62,9 @@ func newDispatchEnv(t *testing.T, primary, backup *enginetest.ScriptedProvider) 
 	e.disp = engine.NewDispatcher(engine.DispatcherConfig{Package: pkg, Store: st, Providers: provs, Clock: clock,
 		Logger: slog.New(slog.DiscardHandler), Concurrency: 2, BatchSize: 10, MaxPayloadBytes: 1 << 20,
 		PollInterval: time.Second, LeaseFor: time.Minute, Jitter: func() float64 { return 0.5 }})
+	e.intake = &engine.Intake{}
 	e.submitter = engine.NewSubmitter(engine.SubmitterConfig{Package: pkg, Store: st, Clock: clock,
-		PayloadRetention: 7 * 24 * time.Hour, ReceiptWindow: 7 * 24 * time.Hour})
+		PayloadRetention: 7 * 24 * time.Hour, ReceiptWindow: 7 * 24 * time.Hour, Intake: e.intake})
 	return e
 }
 
@@ -102,6 +104,20 @@ func (e *dispatchEnv) message(id string) *engine.Message {
 
 func transient() engine.Outcome {
 	return engine.Outcome{Class: engine.OutcomeTransient, Code: "http.503"}
+}
+
+func TestSubmitterCountsEverySubmissionItTakes(t *testing.T) {
+	t.Parallel()
+	e := newDispatchEnv(t, enginetest.NewScriptedProvider("http", transient()), nil)
+	e.submit("sms", "k1", nil)
+	e.submit("sms", "k1", nil) // a replay is a submission too: the caller waits on it all the same
+	if _, err := e.submitter.Submit(context.Background(), engine.Caller{Profile: "nobody"}, "k2", []byte(`{}`),
+		&engine.SubmitRequest{}); err == nil {
+		t.Fatal("a caller without an access profile must be refused")
+	}
+	if got := e.intake.Started(); got != 3 {
+		t.Fatalf("Intake counted %d submissions, want 3 (two accepted, one refused)", got)
+	}
 }
 
 func TestDispatchBackoffScheduleThenFailed(t *testing.T) {

@@ -26,7 +26,7 @@ func (m *fakeMachine) window(g *giveWay, intake *Intake, share float64, started 
 	m.now = m.now.Add(giveWayWindow)
 	m.used += time.Duration(share * 2 * float64(giveWayWindow))
 	for range started {
-		intake.begin()()
+		intake.take()
 	}
 	return g.yielding()
 }
@@ -193,21 +193,17 @@ func TestDispatcherHoldsItsFloorWhileGivingWay(t *testing.T) {
 	}
 }
 
-func TestIntakeCountsSubmissionsInFlight(t *testing.T) {
+func TestIntakeCountsSubmissions(t *testing.T) {
 	t.Parallel()
 	in := &Intake{}
-	end1, end2 := in.begin(), in.begin()
-	if in.InFlight() != 2 || in.Started() != 2 {
-		t.Fatalf("in flight %d, started %d; want 2, 2", in.InFlight(), in.Started())
-	}
-	end1()
-	end2()
-	if in.InFlight() != 0 || in.Started() != 2 {
-		t.Fatalf("in flight %d, started %d; want 0, 2", in.InFlight(), in.Started())
+	in.take()
+	in.take()
+	if in.Started() != 2 {
+		t.Fatalf("started %d, want 2", in.Started())
 	}
 	var none *Intake
-	none.begin()()
-	if none.InFlight() != 0 || none.Started() != 0 {
+	none.take()
+	if none.Started() != 0 {
 		t.Fatal("a nil Intake counts nothing")
 	}
 }

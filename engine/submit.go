@@ -24,7 +24,7 @@ type SubmitterConfig struct {
 	// OnAccepted, when set, is called after a new message became durable (the dispatcher's
 	// Wake), so that it goes out without waiting for the next poll.
 	OnAccepted func()
-	// Intake, when set, counts the submissions in flight (the dispatcher reads it).
+	// Intake, when set, counts the submissions taken (the dispatcher reads it).
 	Intake *Intake
 }
 
@@ -41,7 +41,7 @@ func NewSubmitter(cfg SubmitterConfig) *Submitter { return &Submitter{cfg: cfg} 
 // used for the request hash; req is its decoded form. It returns the 202 body to send (the
 // first answer again for a replay) or a *Problem.
 func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body []byte, req *SubmitRequest) (AcceptResult, error) {
-	defer s.cfg.Intake.begin()()
+	s.cfg.Intake.take()
 	pkg := s.cfg.Package
 	access := pkg.AccessProfile(caller.Profile)
 	if access == nil || access.Role != "sender" {
