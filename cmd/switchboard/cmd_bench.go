@@ -38,6 +38,7 @@ type benchResult struct {
 	ReceiptsFailed     int     `json:"receiptsFailed"`
 	WriterBatches      int64   `json:"writerBatches"`
 	WriterMeanBatch    float64 `json:"writerMeanBatch"`
+	GivenWaySeconds    float64 `json:"givenWaySeconds"`
 	DurationSeconds    float64 `json:"durationSeconds"`
 }
 
@@ -162,6 +163,7 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 	if ws := e.stack.store.WriterStats(); ws.Batches > 0 {
 		r.WriterBatches, r.WriterMeanBatch = ws.Batches, float64(ws.Requests)/float64(ws.Batches)
 	}
+	r.GivenWaySeconds = e.stack.dispatcher.Figures().GivenWay.Seconds()
 	if cfg.Out != "" {
 		if err := writeBenchOut(cfg.Out, samples, start); err != nil {
 			return environment("bench.unwritable", cfg.Out, err)
@@ -194,6 +196,7 @@ func (a *app) printBench(r benchResult) {
 	fmt.Fprintf(w, "duplicates\t%d\n", r.Duplicates)
 	fmt.Fprintf(w, "receipts failed\t%d (the mock gateway gave up posting them)\n", r.ReceiptsFailed)
 	fmt.Fprintf(w, "store writer\t%d transactions, %.1f requests each on average\n", r.WriterBatches, r.WriterMeanBatch)
+	fmt.Fprintf(w, "gave way\t%.1f s (the dispatcher held one claim while the burst had the CPU)\n", r.GivenWaySeconds)
 	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
 	_ = w.Flush()
 }
