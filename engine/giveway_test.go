@@ -7,8 +7,9 @@ import (
 
 // fakeMachine stands in for the process's CPU time and the wall clock of a giveWay.
 type fakeMachine struct {
-	now  time.Time
-	used time.Duration
+	now   time.Time
+	used  time.Duration
+	reads int // how often the give-way read the CPU time
 }
 
 // newTestGiveWay is a giveWay on two CPUs measured by m.
@@ -16,8 +17,22 @@ func newTestGiveWay(intake *Intake, m *fakeMachine) *giveWay {
 	g := newGiveWay(intake)
 	g.procs = 2
 	g.wall = func() time.Time { return m.now }
-	g.cpu = func() (time.Duration, bool) { return m.used, true }
+	g.cpu = func() (time.Duration, bool) { m.reads++; return m.used, true }
 	return g
+}
+
+// yieldingGiveWay returns a giveWay that has just begun to give way to a lasting burst.
+func yieldingGiveWay(t *testing.T) (*giveWay, *Intake, *fakeMachine) {
+	t.Helper()
+	intake := &Intake{}
+	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
+	g := newTestGiveWay(intake, m)
+	m.window(g, intake, 1, 10)
+	m.press(g, intake)
+	if !m.window(g, intake, 1, 10) {
+		t.Fatal("a lasting saturated burst should give way")
+	}
+	return g, intake, m
 }
 
 // window moves the fake machine through one measuring window in which the process used share
@@ -97,32 +112,19 @@ func TestGiveWayOnlyToLastingBurstsOnASaturatedCPU(t *testing.T) {
 
 func TestGiveWayMeasuresOncePerWindow(t *testing.T) {
 	t.Parallel()
-	intake := &Intake{}
-	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
-	g := newTestGiveWay(intake, m)
-	reads := 0
-	g.cpu = func() (time.Duration, bool) { reads++; return m.used, true }
-	m.window(g, intake, 1, 10)
-	m.press(g, intake)
-	if !m.window(g, intake, 1, 10) {
-		t.Fatal("a lasting saturated burst should give way")
-	}
-	want := reads
+	g, _, m := yieldingGiveWay(t)
+	want := m.reads
 	m.used += time.Second // the next question comes within the window: no new measurement
 	m.now = m.now.Add(giveWayWindow / 2)
-	if !g.yielding() || reads != want {
-		t.Fatalf("within a window: yielding must come from the last measurement (reads = %d, want %d)", reads, want)
+	if !g.yielding() || m.reads != want {
+		t.Fatalf("within a window: yielding must come from the last measurement (reads = %d, want %d)", m.reads, want)
 	}
 }
 
 func TestGiveWayEndsAfterItsLimitUntilTheBurstEnds(t *testing.T) {
 	t.Parallel()
-	intake := &Intake{}
-	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
-	g := newTestGiveWay(intake, m)
-	m.window(g, intake, 1, 10)
-	m.press(g, intake)
-	windows := int(giveWayLimit / giveWayWindow)
+	g, intake, m := yieldingGiveWay(t)
+	windows := int(giveWayLimit/giveWayWindow) - 1
 	for i := range windows {
 		if !m.window(g, intake, 1, 10) {
 			t.Fatalf("window %d of the first %v: the dispatcher should give way", i, giveWayLimit)
@@ -144,14 +146,7 @@ func TestGiveWayEndsAfterItsLimitUntilTheBurstEnds(t *testing.T) {
 
 func TestGiveWayFailsOpenWhenTheCPUCannotBeRead(t *testing.T) {
 	t.Parallel()
-	intake := &Intake{}
-	m := &fakeMachine{now: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)}
-	g := newTestGiveWay(intake, m)
-	m.window(g, intake, 1, 10)
-	m.press(g, intake)
-	if !m.window(g, intake, 1, 10) {
-		t.Fatal("a lasting saturated burst should give way")
-	}
+	g, intake, m := yieldingGiveWay(t)
 	g.cpu = func() (time.Duration, bool) { return 0, false }
 	if m.window(g, intake, 1, 10) {
 		t.Fatal("without a CPU reading the dispatcher must not give way")
