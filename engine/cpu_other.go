@@ -4,6 +4,6 @@ package engine
 
 import "time"
 
-// processCPU cannot be read on this system: the dispatcher then never sees the CPU as
-// saturated, and never gives way.
-func processCPU() (time.Duration, bool) { return 0, false }
+// ProcessCPU cannot be read on this system: ok is false, and the dispatcher then never sees
+// the CPU as saturated, and never gives way.
+func ProcessCPU() (time.Duration, bool) { return 0, false }

@@ -46,10 +46,12 @@ const (
 type giveWay struct {
 	intake *Intake
 	// cpu reads the CPU time the process has used, and wall reads real time: CPU use is
-	// measured against real time, never against the engine's Clock.
+	// measured against real time, never against the engine's Clock. procs is the CPUs the
+	// process may use, read at each measurement: the runtime adjusts GOMAXPROCS when the
+	// container's CPU limit changes.
 	cpu   func() (time.Duration, bool)
 	wall  func() time.Time
-	procs int
+	procs func() int
 
 	mu          sync.Mutex
 	at          time.Time     // the start of the current window
@@ -67,7 +69,8 @@ func newGiveWay(intake *Intake) *giveWay {
 	if intake == nil {
 		return nil
 	}
-	return &giveWay{intake: intake, cpu: processCPU, wall: time.Now, procs: runtime.GOMAXPROCS(0)}
+	return &giveWay{intake: intake, cpu: ProcessCPU, wall: time.Now,
+		procs: func() int { return runtime.GOMAXPROCS(0) }}
 }
 
 // yielding reports whether the dispatcher gives way now. It measures at most once a window and
@@ -99,7 +102,7 @@ func (g *giveWay) yielding() bool {
 // decide updates the give-way from one window's figures: its length, the CPU time used in it
 // and the submissions started in it.
 func (g *giveWay) decide(now time.Time, window, cpu time.Duration, started int64) {
-	share := float64(cpu) / (float64(g.procs) * float64(window))
+	share := float64(cpu) / (float64(g.procs()) * float64(window))
 	g.saturated = share >= saturatedShare || g.saturated && share >= unsaturatedShare
 	burst := started >= burstStarted*int64(window/giveWayWindow)
 	if g.yield {

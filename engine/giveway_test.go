@@ -15,7 +15,7 @@ type fakeMachine struct {
 // newTestGiveWay is a giveWay on two CPUs measured by m.
 func newTestGiveWay(intake *Intake, m *fakeMachine) *giveWay {
 	g := newGiveWay(intake)
-	g.procs = 2
+	g.procs = func() int { return 2 }
 	g.wall = func() time.Time { return m.now }
 	g.cpu = func() (time.Duration, bool) { m.reads++; return m.used, true }
 	return g

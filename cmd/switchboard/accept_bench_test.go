@@ -7,9 +7,10 @@ import (
 	"io"
 	"net/http"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"switchboard/engine"
 )
 
 // BenchmarkAcceptPath measures the whole accept path over loopback HTTP: handler, token check
@@ -65,9 +66,9 @@ func BenchmarkAcceptPath(b *testing.B) {
 // reports it per accept because wall-clock rates move with whatever else the machine runs; it
 // counts the in-process HTTP client as well as the server.
 func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
+	d, ok := engine.ProcessCPU()
+	if !ok {
+		b.Fatal("the process's CPU time cannot be read here")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return d
 }

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"syscall"
 	"testing"
 	"time"
 
@@ -91,11 +90,8 @@ func BenchmarkReceiptCall(b *testing.B) {
 // processCPU is the CPU time the process has used. On a machine shared with other work,
 // CPU time per operation is a steadier figure than wall time.
 func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	d, _ := engine.ProcessCPU()
+	return d
 }
 
 // reportCPU reports the CPU time per operation since start (GC included).
