@@ -32,6 +32,9 @@ type DispatcherConfig struct {
 	// Intake, when set, is the Submitter's count of submissions: the dispatcher gives way to a
 	// burst of them (see giveWay). Nil never gives way.
 	Intake *Intake
+	// Reconciler, when set, applies receipts stranded between two writers at each maintenance
+	// pass (a store whose writers run side by side: PostgreSQL). Nil has none to apply.
+	Reconciler ReceiptReconciler
 }
 
 // Dispatcher claims due messages in bounded pages under leases, hands each to its provider's
@@ -158,7 +161,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 // maintain expires due messages past their expiry, recovers lapsed leases and applies
-// stranded receipts.
+// stranded receipts (through the Reconciler it was given, if any).
 func (d *Dispatcher) maintain(ctx context.Context) {
 	now := d.cfg.Clock.Now()
 	for {
@@ -176,18 +179,11 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 	if err := d.Recover(ctx); err != nil && ctx.Err() == nil {
 		d.log.Warn("recovering lapsed leases", "err", err)
 	}
-	if rr, ok := d.cfg.Store.(ReceiptReconciler); ok {
-		if _, err := rr.ReconcileReceipts(ctx, now, 500); err != nil && ctx.Err() == nil {
+	if d.cfg.Reconciler != nil {
+		if _, err := d.cfg.Reconciler.ReconcileReceipts(ctx, now, 500); err != nil && ctx.Err() == nil {
 			d.log.Warn("applying stranded receipts", "err", err)
 		}
 	}
-}
-
-// ReceiptReconciler is implemented by stores whose writers run side by side (PostgreSQL), where
-// a receipt can be kept as unmatched while another transaction records its reference.
-// ReconcileReceipts applies such receipts (to at most limit messages) and says to how many.
-type ReceiptReconciler interface {
-	ReconcileReceipts(ctx context.Context, now time.Time, limit int) (int, error)
 }
 
 // claimCap is how many claims the dispatcher may hold now: heldCap, or its floor while it gives

@@ -276,8 +276,11 @@ func TestDispatchCancelWhileWaitingForRetry(t *testing.T) {
 	e := newDispatchEnv(t, p, nil)
 	id := e.submit("sms-alone", "cancel", nil)
 	e.due()
-	if _, err := e.store.Cancel(context.Background(), id, engine.AuditEntry{Event: "message.cancelled", Actor: "caller:x",
-		MessageID: id, At: e.clock.Now()}, e.clock.Now()); err != nil {
+	op, err := engine.NewOperator(engine.OperatorConfig{Store: e.store, Package: e.pkg, Clock: e.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.Cancel(context.Background(), e.message(id), engine.Caller{Pseudonym: "caller:x", Role: "sender"}); err != nil {
 		t.Fatalf("cancel while waiting for retry: %v", err)
 	}
 	e.clock.Advance(time.Hour)

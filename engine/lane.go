@@ -63,7 +63,8 @@ func (d *Dispatcher) stopLanes() {
 	}
 }
 
-// send makes one attempt and records its outcome under the claim's lease.
+// send makes one attempt and records its outcome under the claim's lease. Every outcome,
+// including the refusals made without a send, is decided by Decide or DecideExpired.
 func (d *Dispatcher) send(ctx context.Context, c Claim) {
 	defer d.release(c.Message.ID)
 	m := &c.Message
@@ -75,9 +76,7 @@ func (d *Dispatcher) send(ctx context.Context, c Claim) {
 	case sp == nil:
 		o = Outcome{Class: OutcomePermanent, Code: "profile.unknown", Reason: "the sender profile is not in the package"}
 	case !now.Before(m.ExpiresAt):
-		d.finish(ctx, c, Decision{Attempt: AttemptExpired, Dispatch: DispatchExpired, Report: m.Report,
-			NextAttemptAt: m.NextAttemptAt, ProviderAttempts: m.ProviderAttempts, FallbackIndex: m.FallbackIndex,
-			Provider: m.Provider, Code: "message.expired"}, now)
+		d.finish(ctx, c, DecideExpired(m), now)
 		return
 	default:
 		p, ok := d.cfg.Providers[m.Provider]
@@ -92,11 +91,6 @@ func (d *Dispatcher) send(ctx context.Context, c Claim) {
 	}
 	if o.Reason != "" {
 		d.log.Debug("attempt finished", "message", m.ID, "provider", m.Provider, "class", o.Class, "code", o.Code, "reason", o.Reason)
-	}
-	if sp == nil {
-		d.finish(ctx, c, Decision{Attempt: AttemptPermanent, Dispatch: DispatchFailed, Report: m.Report,
-			Provider: m.Provider, Code: o.Code}, d.cfg.Clock.Now())
-		return
 	}
 	now = d.cfg.Clock.Now()
 	dec := Decide(m, sp, o, now, d.cfg.Jitter())
@@ -165,7 +159,8 @@ func (d *Dispatcher) finish(ctx context.Context, c Claim, dec Decision, now time
 }
 
 // Recover finishes every claim whose lease lapsed (its process is gone or stalled) as an
-// interrupted attempt: it may have been sent, so the sender profile's onUncertain decides.
+// interrupted attempt, decided by DecideLapsed: it may have been sent, so the sender profile's
+// onUncertain, the attempt count and the expiry rule decide, as for a live maybe-sent outcome.
 func (d *Dispatcher) Recover(ctx context.Context) error {
 	for {
 		now := d.cfg.Clock.Now()
@@ -181,17 +176,7 @@ func (d *Dispatcher) Recover(ctx context.Context) error {
 				continue
 			}
 			m := l.Message
-			dec := Decision{Attempt: AttemptInterrupt, Report: m.Report, NextAttemptAt: now,
-				ProviderAttempts: m.ProviderAttempts + 1, FallbackIndex: m.FallbackIndex, Provider: m.Provider,
-				Code: "lease.lapsed", Dispatch: DispatchUnknown}
-			if sp := d.cfg.Package.SenderProfile(m.SenderProfile); sp != nil && sp.OnUncertain == "retry" {
-				dec.Dispatch = DispatchQueued
-				if dec.ProviderAttempts >= sp.Retry.MaximumAttempts {
-					dec.Dispatch = DispatchUnknown
-				} else {
-					dec.NextAttemptAt = now.Add(Backoff(sp.Retry, dec.ProviderAttempts, 0, d.cfg.Jitter()))
-				}
-			}
+			dec := DecideLapsed(&m, d.cfg.Package.SenderProfile(m.SenderProfile), now, d.cfg.Jitter())
 			d.finish(ctx, Claim{Message: m, Lease: l.Lease}, dec, now)
 		}
 		if len(lapsed) < 200 {

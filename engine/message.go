@@ -96,8 +96,38 @@ func (r Report) Advances(next Report) bool {
 	return next.rank() > r.rank()
 }
 
+// ReportStep is one forward move of a report.
+type ReportStep struct{ From, To Report }
+
+// ReportSteps lists every move a report may make: the pairs Advances holds for. A store
+// applies each as a guarded update (the report changes only while it is in From).
+func ReportSteps() []ReportStep {
+	var out []ReportStep
+	for _, from := range ReportStates() {
+		for _, to := range ReportStates() {
+			if from.Advances(to) {
+				out = append(out, ReportStep{From: from, To: to})
+			}
+		}
+	}
+	return out
+}
+
+// ReportsBefore lists the reports from which to is a step forward; none for a report that no
+// step leads to (none, unavailable).
+func ReportsBefore(to Report) []Report {
+	var out []Report
+	for _, s := range ReportSteps() {
+		if s.To == to {
+			out = append(out, s.From)
+		}
+	}
+	return out
+}
+
 // Status is the one word a caller reads: the dispatch, except that submitted+delivered reads
-// delivered and submitted+undelivered reads failed.
+// delivered and submitted+undelivered reads failed. It is the only derivation of a status:
+// stores build their status filters from it (see Statuses).
 func Status(d Dispatch, r Report) string {
 	if d == DispatchSubmitted {
 		switch r {

@@ -61,7 +61,8 @@ func (o *Operator) Preview(ctx context.Context, a Action, id string) (Change, er
 
 // Apply applies action a to message id, journaled with actor, and returns the message as it
 // then stands and the change made. A message that is not eligible is left as it is and
-// refused with a message.not-eligible Problem; an absent one with ErrNotFound.
+// refused with a message.not-eligible Problem; an absent one with ErrNotFound. A message that
+// moved between the read and the write is refused by the store (Action.Refusal).
 func (o *Operator) Apply(ctx context.Context, a Action, id, actor string) (*Message, Change, error) {
 	m, err := o.cfg.Store.Message(ctx, id)
 	if err != nil {
@@ -72,22 +73,33 @@ func (o *Operator) Apply(ctx context.Context, a Action, id, actor string) (*Mess
 	if err != nil {
 		return nil, Change{}, err
 	}
+	after, gen, err := o.write(ctx, a, m, actor, now)
+	if err != nil {
+		return nil, Change{}, err
+	}
+	c.Generation = gen
+	return after, c, nil
+}
+
+// write applies action a to message m as one guarded transition of the store, journaled with
+// actor, and returns the message as it then stands and its generation. The store's refusal
+// (ErrNotFound, or Action.Refusal of the state it found) is returned as it is.
+func (o *Operator) write(ctx context.Context, a Action, m *Message, actor string, now time.Time) (*Message, int, error) {
 	res, err := o.cfg.Store.ApplyOperatorActions(ctx, []OperatorAction{o.action(a, m, actor, now)})
 	if err != nil {
-		return nil, Change{}, fmt.Errorf("apply %s to %s: %w", a, id, err)
+		return nil, 0, fmt.Errorf("apply %s to %s: %w", a, m.ID, err)
 	}
 	if len(res) != 1 {
-		return nil, Change{}, fmt.Errorf("apply %s to %s: the store answered %d results", a, id, len(res))
+		return nil, 0, fmt.Errorf("apply %s to %s: the store answered %d results", a, m.ID, len(res))
 	}
 	if res[0].Err != nil {
-		return nil, Change{}, res[0].Err // the message moved between the read and the write
+		return nil, 0, res[0].Err
 	}
-	c.Generation = res[0].Generation
-	after, err := o.cfg.Store.Message(ctx, id)
+	after, err := o.cfg.Store.Message(ctx, m.ID)
 	if err != nil {
-		return nil, Change{}, fmt.Errorf("read %s after %s: %w", id, a, err)
+		return nil, 0, fmt.Errorf("read %s after %s: %w", m.ID, a, err)
 	}
-	return after, c, nil
+	return after, res[0].Generation, nil
 }
 
 // action builds the store's action for a message m found eligible.
@@ -214,7 +226,7 @@ func (o *Operator) ApplyBulk(ctx context.Context, a Action, sel Selection, actor
 			switch {
 			case x.Err == nil:
 				r.Applied++
-			case errors.Is(x.Err, ErrNotEligible), errors.Is(x.Err, ErrNotFound):
+			case skippable(x.Err):
 				r.Skipped++
 			default:
 				return r, fmt.Errorf("apply %s to %s: %w", a, x.MessageID, x.Err)

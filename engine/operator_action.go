@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -86,7 +88,7 @@ type OperatorAction struct {
 }
 
 // OperatorResult is what one OperatorAction did: the transition and the generation the message
-// is in afterwards, or why it was refused (ErrNotFound, ErrNotEligible).
+// is in afterwards, or why it was refused (ErrNotFound, or Action.Refusal of the state found).
 type OperatorResult struct {
 	MessageID  string
 	From, To   Dispatch
@@ -151,20 +153,49 @@ func notEligible(a Action, from, d Dispatch) error {
 		Detail: fmt.Sprintf("%s applies to %s messages; this message is %s", a.Verb(), from, d)}
 }
 
-// NotEligible returns the refusal of action a on a message found in dispatch state d, for
-// stores that learn the state only after a guarded update changed nothing.
-func NotEligible(a Action, d Dispatch) error {
+// Refusal is why a store's guarded update of action a changed nothing on a message it found in
+// dispatch state d. A cancel answers as the API's cancel always has: ErrDispatchStarted once
+// dispatch started (sending, unknown), ErrTerminal when the message is final. The other actions
+// answer a message.not-eligible Problem naming d, as Eligible does.
+func (a Action) Refusal(d Dispatch) error {
+	if a == ActionCancel {
+		switch {
+		case d.Final():
+			return ErrTerminal
+		case d == DispatchSending || d == DispatchUnknown:
+			return ErrDispatchStarted
+		}
+	}
 	from, _, _, _ := a.Transition()
 	return notEligible(a, from, d)
 }
 
-// Statuses lists every caller-visible status (see Status): the dispatch states and delivered.
+// skippable reports whether err is the refusal of one message of a bulk action (it is absent,
+// or no longer in the action's from-state), which the action skips.
+func skippable(err error) bool {
+	for _, target := range []error{ErrNotEligible, ErrNotFound, ErrDispatchStarted, ErrTerminal} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// Statuses lists every caller-visible status: the dispatch states, then every other word
+// Status derives from a (dispatch, report) pair (delivered).
 func Statuses() []string {
 	out := make([]string, 0, len(DispatchStates())+1)
 	for _, d := range DispatchStates() {
 		out = append(out, string(d))
 	}
-	return append(out, "delivered")
+	for _, d := range DispatchStates() {
+		for _, r := range ReportStates() {
+			if s := Status(d, r); !slices.Contains(out, s) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 // MessageOrder is the order of a listing.

@@ -15,9 +15,6 @@ type Store interface {
 	Accept(ctx context.Context, batch []Acceptance) []AcceptResult
 	// Message returns the metadata of one message with its attempts, or ErrNotFound.
 	Message(ctx context.Context, id string) (*Message, error)
-	// Cancel moves a queued message to cancelled. It returns ErrDispatchStarted when the
-	// message is sending or unknown, ErrTerminal when it is final, ErrNotFound when absent.
-	Cancel(ctx context.Context, id string, audit AuditEntry, now time.Time) (*Message, error)
 	// ExpireDue moves at most limit queued messages whose expiresAt has passed to expired,
 	// each with an attempt row of outcome expired and an audit record. It returns how many.
 	ExpireDue(ctx context.Context, now time.Time, limit int) (int, error)
@@ -27,14 +24,18 @@ type Store interface {
 	// RenewLease extends the leases still held; it returns ErrLeaseLost if any is gone.
 	RenewLease(ctx context.Context, leases []LeaseRef, until time.Time) error
 	// Finish records the outcome of an attempt and applies the transition the engine decided,
-	// only where the message is still sending under lease.Token. Otherwise ErrLeaseLost.
+	// only where the message is still sending under lease.Token; otherwise ErrLeaseLost. A
+	// dispatch that Transitions lists no move to from sending is refused with an error.
 	Finish(ctx context.Context, f Finish) error
 	// LapsedLeases returns up to limit messages in sending whose lease expired before now,
 	// with the token of that lapsed lease, so the engine can Finish them as interrupted.
 	LapsedLeases(ctx context.Context, now time.Time, limit int) ([]LapsedClaim, error)
-	// RecordReceipts matches receipts by (provider, provider reference) and moves each matched
-	// message's report forward, in one transaction with audit records. Receipts for a reference
-	// not yet known are kept, and applied when an attempt records that reference.
+	// RecordReceipts records receipts that Receipts admitted (each has a provider reference and
+	// a report some ReportStep leads to; any other is refused with an error, nothing written).
+	// It matches each by (provider, provider reference) and applies its step to each matched
+	// message as a guarded update (the report changes only from one of ReportsBefore(report)),
+	// in one transaction with audit records. Receipts for a reference not yet known are kept,
+	// and applied when an attempt records that reference.
 	RecordReceipts(ctx context.Context, provider string, receipts []Receipt, now time.Time) (ReceiptTally, error)
 	// Stats reads queue figures for GET /v1/slo, from metadata only.
 	Stats(ctx context.Context, now time.Time) (Stats, error)
@@ -52,9 +53,11 @@ type Store interface {
 	CountMessages(ctx context.Context, q MessageQuery) (int64, error)
 	// ApplyOperatorActions applies at most MaxOperatorBatch operator actions in one
 	// transaction. Each is a guarded transition of Action.Transition with its audit record, and
-	// succeeds or fails on its own: its OperatorResult.Err is ErrNotFound, or ErrNotEligible when
-	// the message is not in the action's from-state (or, for a new generation, its payload was
-	// erased). The error is for the batch as a whole (storage, closed store).
+	// succeeds or fails on its own: its OperatorResult.Err is ErrNotFound, or Action.Refusal of
+	// the state found when the message is not in the action's from-state (ErrDispatchStarted or
+	// ErrTerminal for a cancel, ErrNotEligible for the others), or ErrNotEligible when a new
+	// generation needs a payload retention erased. This is the store's one cancel. The error is
+	// for the batch as a whole (storage, closed store).
 	ApplyOperatorActions(ctx context.Context, actions []OperatorAction) ([]OperatorResult, error)
 	// CountErasable counts what EraseBatch calls of kind with cutoff would erase in all.
 	CountErasable(ctx context.Context, kind EraseKind, cutoff time.Time) (int64, error)

@@ -15,7 +15,8 @@ import (
 // Finish records the outcome of an attempt and applies the transition the engine decided, in
 // one unit of a writer batch, fenced by the lease: both statements are guarded by
 // id, dispatch = 'sending' and lease_token, so a stale worker's Finish changes nothing and
-// returns an error wrapping engine.ErrLeaseLost.
+// returns an error wrapping engine.ErrLeaseLost. A dispatch that engine.Transitions lists no
+// move to from sending is refused before anything is written.
 //
 // It closes the attempt row (started at the claim, finished at FinishedAt, with Attempt as
 // outcome, Code and ProviderRef), sets the message's dispatch, report, next attempt time,
@@ -27,8 +28,8 @@ func (s *Store) Finish(ctx context.Context, f engine.Finish) error {
 	if f.Lease.MessageID == "" || f.Lease.Token == "" {
 		return errors.New("store: finish: lease has no message id or token")
 	}
-	if !slices.Contains(engine.DispatchStates(), f.Dispatch) || f.Dispatch == engine.DispatchSending {
-		return fmt.Errorf("store: finish %s: cannot move a message to dispatch %q", f.Lease.MessageID, f.Dispatch)
+	if !engine.Allowed(engine.DispatchSending, f.Dispatch) {
+		return fmt.Errorf("store: finish %s: no transition moves a sending message to dispatch %q", f.Lease.MessageID, f.Dispatch)
 	}
 	if f.Report != "" && !slices.Contains(engine.ReportStates(), f.Report) {
 		return fmt.Errorf("store: finish %s: unknown report %q", f.Lease.MessageID, f.Report)
@@ -191,21 +192,33 @@ func (b *batch) applyPendingReceipts(id, provider string, report engine.Report, 
 		return nil
 	}
 	slices.SortFunc(pending, func(a, b pendingReceipt) int { return cmp.Compare(a.ID, b.ID) })
-	report, changed := engine.Report(cur.Report), false
+	// The receipts are walked in arrival order by the engine's rule (Advances): each that moves
+	// the report so far forward is journaled, and the report they lead to is applied as one
+	// guarded update, journaled with the last of them.
+	report = engine.Report(cur.Report)
+	var audits []engine.AuditEntry
 	reportedAt := int64(0)
 	for _, p := range pending {
 		next := engine.Report(p.Report)
 		if !report.Advances(next) {
 			continue
 		}
-		report, changed, reportedAt = next, true, p.ReceivedAt
-		if err := b.audit(receiptAudit(cur.Provider, id, next, p.Code, at)); err != nil {
-			return err
-		}
+		report, reportedAt = next, p.ReceivedAt
+		audits = append(audits, receiptAudit(cur.Provider, id, next, p.Code, at))
 	}
-	if changed {
-		if err := b.execCached(q.applyReport, string(report), reportedAt, ms(at), id); err != nil {
+	if len(audits) > 0 {
+		last := len(audits) - 1
+		for _, a := range audits[:last] {
+			if err := b.audit(a); err != nil {
+				return err
+			}
+		}
+		moved, err := b.applyReceipt(id, report, reportedAt, audits[last], at)
+		if err != nil {
 			return fmt.Errorf("apply kept receipts: %w", err)
+		}
+		if !moved {
+			return fmt.Errorf("apply kept receipts: the report of %s changed under them", id)
 		}
 	}
 	if err := b.execCached(q.markApplied, ms(at), cur.Provider, ref); err != nil {

@@ -10,16 +10,34 @@ import (
 // SQL of listings: metadata only (messageColumns), never a payload. A listing is built from
 // the fixed fragments below, joined with AND, so that every statement text comes from this file.
 
-// statusCondition is the condition of each caller-visible status (engine.Status).
-var statusCondition = map[string]string{
-	"queued":    `dispatch = 'queued'`,
-	"sending":   `dispatch = 'sending'`,
-	"submitted": `(dispatch = 'submitted' AND report NOT IN ('delivered', 'undelivered'))`,
-	"delivered": `(dispatch = 'submitted' AND report = 'delivered')`,
-	"failed":    `(dispatch = 'failed' OR (dispatch = 'submitted' AND report = 'undelivered'))`,
-	"unknown":   `dispatch = 'unknown'`,
-	"cancelled": `dispatch = 'cancelled'`,
-	"expired":   `dispatch = 'expired'`,
+// statusCondition is the condition of a caller-visible status, derived from engine.Status (the
+// one derivation) by walking every (dispatch, report) pair: a dispatch state whose every report
+// reads status contributes dispatch = 'd', one where only some do contributes
+// (dispatch = 'd' AND report IN (…)), and the contributions are joined with OR. ok is false
+// for a word that no pair reads. The words are engine states, never caller input.
+func statusCondition(status string) (cond string, ok bool) {
+	var parts []string
+	for _, d := range engine.DispatchStates() {
+		var reads []engine.Report
+		for _, r := range engine.ReportStates() {
+			if engine.Status(d, r) == status {
+				reads = append(reads, r)
+			}
+		}
+		switch {
+		case len(reads) == len(engine.ReportStates()):
+			parts = append(parts, `dispatch = '`+string(d)+`'`)
+		case len(reads) > 0:
+			parts = append(parts, `(dispatch = '`+string(d)+`' AND `+reportGuard(reads)+`)`)
+		}
+	}
+	switch len(parts) {
+	case 0:
+		return "", false
+	case 1:
+		return parts[0], true
+	}
+	return `(` + strings.Join(parts, " OR ") + `)`, true
 }
 
 const (
@@ -39,7 +57,7 @@ func listStatement(rebind func(string) string, q engine.MessageQuery, after int6
 	var conds []string
 	var args []any
 	if q.Status != "" {
-		c, ok := statusCondition[q.Status]
+		c, ok := statusCondition(q.Status)
 		if !ok {
 			return "", nil, fmt.Errorf("store: list: unknown status %q", q.Status)
 		}

@@ -19,8 +19,6 @@ type messageSQL struct {
 	insertPayload string
 	byID          string
 	attempts      string
-	dispatchOf    string
-	cancel        string
 	expireSelect  string
 	expireUpdate  string
 	expireAttempt string
@@ -42,9 +40,6 @@ func newMessageSQL(d *dialect) messageSQL {
 		byID:          d.rebind(`SELECT ` + messageColumns + ` FROM messages WHERE id = ?`),
 		attempts: d.rebind(`SELECT ` + attemptColumns + ` FROM attempts WHERE message_id = ?
 			ORDER BY generation, attempt`),
-		dispatchOf: d.rebind(`SELECT dispatch FROM messages WHERE id = ?`),
-		cancel: d.rebind(`UPDATE messages SET dispatch = 'cancelled', final_at = ?, updated_at = ?
-			WHERE id = ? AND dispatch = 'queued'`),
 		// The expiry sweep: queued messages past expires_at, oldest expiry first.
 		expireSelect: d.rebind(`SELECT id FROM messages INDEXED BY messages_expiry
 			WHERE dispatch = 'queued' AND expires_at <= ?

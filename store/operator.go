@@ -10,8 +10,10 @@ import (
 
 // ApplyOperatorActions applies up to engine.MaxOperatorBatch operator actions in one writer
 // request, each in its own unit of the batch transaction with its audit record: an action that
-// is refused (engine.ErrNotFound, or a message.not-eligible Problem naming the state found)
-// leaves nothing behind and the others go on. Results are in the order of actions.
+// is refused (engine.ErrNotFound, or engine.Action.Refusal of the state found: for a cancel
+// engine.ErrDispatchStarted or engine.ErrTerminal) leaves nothing behind and the others go on.
+// Results are in the order of actions. It is the store's one cancel, for the API and the
+// command line alike.
 //
 // retry and settle as not-sent start a new generation: generation+1, no attempt yet, the
 // action's Provider (when set) with no fallback, due at At, not final, no provider reference;
@@ -123,5 +125,5 @@ func (o *operatorOp) refusal(b *batch, a *engine.OperatorAction) error {
 		return &engine.Problem{Code: engine.CodeMessageNotEligible,
 			Detail: fmt.Sprintf("%s needs the message's payload, and retention erased it", a.Action.Verb())}
 	}
-	return engine.NotEligible(a.Action, engine.Dispatch(st.Dispatch))
+	return a.Action.Refusal(engine.Dispatch(st.Dispatch))
 }

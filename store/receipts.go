@@ -9,15 +9,21 @@ import (
 )
 
 // RecordReceipts matches receipts by (provider, provider reference) in one unit of a writer
-// batch. A receipt that moves a matched message's report forward (engine.Report.Advances) is
-// applied, with reported_at now and an audit record "receipt.applied"; a matched one that does
-// not (duplicate, late, out of order) is stale; one whose reference no message holds yet is
-// unmatched and kept, to be applied when Finish records that reference. A receipt with an
-// empty reference or a report other than sent, delivered or undelivered can never apply: it
-// counts as unmatched (no reference) or stale, and is not kept.
+// batch. Each receipt must be one the engine admitted (engine.Receipts): a reference, and a
+// report that some engine.ReportStep leads to; any other is refused with an error before
+// anything is written. For each message holding the reference, the receipt's step is a guarded
+// update (the report changes only from one of engine.ReportsBefore(report)): when it moved the
+// report, with reported_at now and an audit record "receipt.applied", the receipt is applied;
+// when it moved none (duplicate, late, out of order), it is stale. One whose reference no
+// message holds yet is unmatched and kept, to be applied when Finish records that reference.
 func (s *Store) RecordReceipts(ctx context.Context, provider string, receipts []engine.Receipt, now time.Time) (engine.ReceiptTally, error) {
 	if len(receipts) == 0 {
 		return engine.ReceiptTally{}, nil
+	}
+	for i, r := range receipts {
+		if r.ProviderReference == "" || !engine.Receivable(r.Report) {
+			return engine.ReceiptTally{}, fmt.Errorf("store: record receipts of %s: receipt %d (report %q) can move no report", provider, i, r.Report)
+		}
 	}
 	o := &receiptsOp{provider: provider, receipts: receipts, now: now}
 	if err := s.submit(ctx, o); err != nil {
@@ -32,12 +38,6 @@ type receiptsOp struct {
 	receipts []engine.Receipt
 	now      time.Time
 	tally    engine.ReceiptTally
-}
-
-// matchedMessage is a message holding a receipt's reference.
-type matchedMessage struct {
-	ID     string `db:"id"`
-	Report string `db:"report"`
 }
 
 func (o *receiptsOp) apply(b *batch) error {
@@ -57,35 +57,24 @@ func (o *receiptsOp) apply(b *batch) error {
 }
 
 func (o *receiptsOp) record(b *batch, r engine.Receipt) error {
-	q := &b.s.q.receipt
-	if r.ProviderReference == "" {
-		o.tally.Unmatched++
-		return nil
-	}
-	if !engine.ReportNone.Advances(r.Report) {
-		o.tally.Stale++
-		return nil
-	}
-	var matches []matchedMessage
-	if err := b.selectRows(&matches, q.match, o.provider, r.ProviderReference); err != nil {
+	var matches []string
+	if err := b.selectRows(&matches, b.s.q.receipt.match, o.provider, r.ProviderReference); err != nil {
 		return fmt.Errorf("match: %w", err)
 	}
 	if len(matches) == 0 {
-		if err := b.execCached(q.keep, o.provider, r.ProviderReference, string(r.Report), r.Code, ms(o.now)); err != nil {
+		if err := b.execCached(b.s.q.receipt.keep, o.provider, r.ProviderReference, string(r.Report), r.Code, ms(o.now)); err != nil {
 			return fmt.Errorf("keep unmatched: %w", err)
 		}
 		o.tally.Unmatched++
 		return nil
 	}
 	applied := false
-	for _, m := range matches {
-		if !engine.Report(m.Report).Advances(r.Report) {
-			continue
-		}
-		if err := b.applyReceipt(m.ID, r.Report, receiptAudit(o.provider, m.ID, r.Report, r.Code, o.now), o.now); err != nil {
+	for _, id := range matches {
+		moved, err := b.applyReceipt(id, r.Report, ms(o.now), receiptAudit(o.provider, id, r.Report, r.Code, o.now), o.now)
+		if err != nil {
 			return err
 		}
-		applied = true
+		applied = applied || moved
 	}
 	if applied {
 		o.tally.Applied++
@@ -95,27 +84,32 @@ func (o *receiptsOp) record(b *batch, r engine.Receipt) error {
 	return nil
 }
 
-// applyReceipt moves a matched message's report, with reported_at now, and journals it: two
-// statements, or one where the dialect folds them (PostgreSQL).
-func (b *batch) applyReceipt(id string, report engine.Report, audit engine.AuditEntry, now time.Time) error {
+// applyReceipt moves a message's report to report, with reported_at reportedAt (ms), as a
+// guarded update (only from a report that report is a step forward from), and journals it when
+// it moved: two statements, or one where the dialect folds them (PostgreSQL). It reports
+// whether the report moved.
+func (b *batch) applyReceipt(id string, report engine.Report, reportedAt int64, audit engine.AuditEntry, now time.Time) (bool, error) {
 	q := &b.s.q.receipt
-	if q.applyJournaled == "" {
-		if err := b.execCached(q.applyReport, string(report), ms(now), ms(now), id); err != nil {
-			return fmt.Errorf("apply: %w", err)
+	if q.applyJournaled == nil {
+		n, err := b.execN(q.applyReport[report], reportedAt, ms(now), id)
+		if err != nil {
+			return false, fmt.Errorf("apply: %w", err)
 		}
-		return b.audit(audit)
+		if n == 0 {
+			return false, nil
+		}
+		return true, b.audit(audit)
 	}
 	args, next := b.auditRow(audit)
 	var n int64
-	if err := b.get(&n, q.applyJournaled, append([]any{string(report), ms(now), ms(now), id}, args...)...); err != nil {
-		return fmt.Errorf("apply: %w", err)
+	if err := b.get(&n, q.applyJournaled[report], append([]any{reportedAt, ms(now), id}, args...)...); err != nil {
+		return false, fmt.Errorf("apply: %w", err)
 	}
-	if n != 1 {
-		// The match holds the row (locked on PostgreSQL): it cannot be gone.
-		return fmt.Errorf("apply: message %s changed under the receipt (%d rows)", id, n)
+	if n == 0 {
+		return false, nil
 	}
 	b.chain = next
-	return nil
+	return true, nil
 }
 
 // receiptAudit is the journal record of an applied receipt. The actor is the provider (its

@@ -4,12 +4,24 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"switchboard/engine"
 )
 
 // reconcileWindow is how far back ReconcileReceipts looks for stranded receipts. A receipt is
 // stranded only by two transactions that overlap, so seconds would do; an hour also covers a
 // database that was unreachable for a while.
 const reconcileWindow = time.Hour
+
+// ReceiptReconciler is what the dispatcher is wired with (engine.DispatcherConfig.Reconciler):
+// the store itself on PostgreSQL, whose writers run side by side, and nil on SQLite, whose one
+// writer never strands a receipt.
+func (s *Store) ReceiptReconciler() engine.ReceiptReconciler {
+	if s.d.name != "postgres" {
+		return nil
+	}
+	return s
+}
 
 // ReconcileReceipts applies kept receipts whose reference a message already holds, up to limit
 // messages, and returns how many messages it applied receipts to. On PostgreSQL, writers run
@@ -55,3 +67,5 @@ func (o *reconcileOp) apply(b *batch) error {
 		return nil
 	})
 }
+
+var _ engine.ReceiptReconciler = (*Store)(nil)

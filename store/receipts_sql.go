@@ -1,15 +1,24 @@
 package store
 
+import (
+	"strings"
+
+	"switchboard/engine"
+)
+
 // SQL of receipts: matching by (provider, provider reference), and the receipts kept until an
 // attempt records their reference.
 
 type receiptSQL struct {
 	providerReport string
 	match          string
-	applyReport    string
+	// applyReport moves a message's report to its key, a guarded update built from the
+	// engine's report steps: it changes the report only from one that the key is a step
+	// forward from (engine.ReportsBefore), so no receipt ever moves a report back.
+	applyReport map[engine.Report]string
 	// applyJournaled, set on PostgreSQL only (dialect.foldWrites), is applyReport and the
 	// audit insert of the applied receipt as one statement: one round trip instead of two.
-	applyJournaled string
+	applyJournaled map[engine.Report]string
 	keep           string
 	pending        string
 	markApplied    string
@@ -22,9 +31,7 @@ func newReceiptSQL(d *dialect) receiptSQL {
 		// On PostgreSQL a message row that another transaction holds (a finish or claim in
 		// progress) is skipped: the receipt is kept and applied by the next reconcile pass, so
 		// that receipts never wait for, or deadlock with, another writer's locks.
-		match: d.rebind(`SELECT id, report FROM messages WHERE provider = ? AND provider_ref = ?` + d.lockMatch),
-		applyReport: d.rebind(`UPDATE messages SET report = ?, reported_at = ?, updated_at = ?
-			WHERE id = ?`),
+		match: d.rebind(`SELECT id FROM messages WHERE provider = ? AND provider_ref = ?` + d.lockMatch),
 		keep: d.rebind(`INSERT INTO receipts (provider, provider_ref, report, code, received_at)
 			VALUES (?, ?, ?, ?, ?)`),
 		// Read at every finish that records a reference, and nearly always empty: without an
@@ -40,18 +47,36 @@ func newReceiptSQL(d *dialect) receiptSQL {
 			JOIN messages AS m ON m.provider = r.provider AND m.provider_ref = r.provider_ref
 			WHERE r.applied = 0 AND r.received_at >= ? LIMIT ?`),
 	}
+	q.applyReport = map[engine.Report]string{}
 	if d.foldWrites {
-		q.applyJournaled = d.rebind(applyJournaled)
+		q.applyJournaled = map[engine.Report]string{}
+	}
+	for _, to := range engine.ReportStates() {
+		from := engine.ReportsBefore(to)
+		if len(from) == 0 {
+			continue // no receipt leads there
+		}
+		guard := reportGuard(from)
+		q.applyReport[to] = d.rebind(`UPDATE messages SET report = '` + string(to) + `', reported_at = ?, updated_at = ?
+			WHERE id = ? AND ` + guard)
+		if d.foldWrites {
+			q.applyJournaled[to] = d.rebind(`WITH u AS (
+	UPDATE messages SET report = '` + string(to) + `', reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT)
+	WHERE id = CAST(? AS TEXT) AND ` + guard + `
+	RETURNING id
+)` + journalUpdated + `
+SELECT count(*) FROM u`)
+		}
 	}
 	return q
 }
 
-// applyJournaled applies a receipt's report to a message and journals it, in one statement
-// (PostgreSQL). Its parameters are applyReport's, then the audit record's; it answers how
-// many messages it updated.
-const applyJournaled = `WITH u AS (
-	UPDATE messages SET report = CAST(? AS TEXT), reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT)
-	WHERE id = CAST(? AS TEXT)
-	RETURNING id
-)` + journalUpdated + `
-SELECT count(*) FROM u`
+// reportGuard is the condition that a message's report is one of from (engine report states:
+// fixed words, never caller input).
+func reportGuard(from []engine.Report) string {
+	words := make([]string, len(from))
+	for i, r := range from {
+		words[i] = `'` + string(r) + `'`
+	}
+	return `report IN (` + strings.Join(words, ", ") + `)`
+}

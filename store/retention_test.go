@@ -31,8 +31,8 @@ func TestRetentionErasesTheStoredBytes(t *testing.T) {
 	s := openTemp(t, clock)
 	ctx := context.Background()
 	mustAccept(t, s, "m-1", clock.Now())
-	if _, err := s.Cancel(ctx, "m-1", engine.AuditEntry{Actor: "operator-tool"}, clock.Now()); err != nil {
-		t.Fatal(err)
+	if res, err := s.ApplyOperatorActions(ctx, []engine.OperatorAction{{Action: engine.ActionCancel, MessageID: "m-1", At: clock.Now()}}); err != nil || res[0].Err != nil {
+		t.Fatal(err, res)
 	}
 	now := clock.Advance(time.Hour)
 	raw := openRaw(t, s)
@@ -123,8 +123,8 @@ func TestRetentionBatchesAreJournaled(t *testing.T) {
 	ctx := context.Background()
 	for _, id := range []string{"m-1", "m-2", "m-3"} {
 		mustAccept(t, s, id, clock.Now())
-		if _, err := s.Cancel(ctx, id, engine.AuditEntry{Actor: "operator-tool"}, clock.Now()); err != nil {
-			t.Fatal(err)
+		if res, err := s.ApplyOperatorActions(ctx, []engine.OperatorAction{{Action: engine.ActionCancel, MessageID: id, At: clock.Now()}}); err != nil || res[0].Err != nil {
+			t.Fatal(err, res)
 		}
 	}
 	cut := clock.Advance(time.Minute)

@@ -19,9 +19,7 @@ func journalOf8(t *testing.T) *opsFixture {
 	f := newOpsFixture(t)
 	f.inState(2, engine.DispatchFailed)
 	for _, id := range f.inState(2, engine.DispatchQueued) {
-		if _, err := f.st.Cancel(f.ctx, id, engine.AuditEntry{Actor: "caller:test"}, f.e.clock.Now()); err != nil {
-			t.Fatal(err)
-		}
+		f.cancel(id)
 	}
 	if n := f.journal(); n != 8 {
 		t.Fatalf("setup wrote %d records, want 8", n)

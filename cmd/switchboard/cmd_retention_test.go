@@ -22,9 +22,7 @@ func TestRetentionEraseExpired(t *testing.T) {
 		ids := f.inState(n, d)
 		if d == engine.DispatchQueued {
 			for _, id := range ids {
-				if _, err := f.st.Cancel(f.ctx, id, engine.AuditEntry{Actor: "caller:test"}, f.e.clock.Now()); err != nil {
-					t.Fatal(err)
-				}
+				f.cancel(id)
 			}
 		}
 		return ids

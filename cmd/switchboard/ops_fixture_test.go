@@ -36,6 +36,23 @@ func newOpsFixture(t *testing.T) *opsFixture {
 	return &opsFixture{t: t, e: e, rt: e.stack.rt.Path, st: e.stack.store, ctx: context.Background()}
 }
 
+// cancel cancels message id through the engine's cancel, the one the API's route calls, as an
+// operator with the pseudonym caller:test.
+func (f *opsFixture) cancel(id string) {
+	f.t.Helper()
+	op, err := engine.NewOperator(engine.OperatorConfig{Store: f.st, Clock: f.e.clock})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	m, err := f.st.Message(f.ctx, id)
+	if err == nil {
+		_, err = op.Cancel(f.ctx, m, engine.Caller{Pseudonym: "caller:test", Role: "operator"})
+	}
+	if err != nil {
+		f.t.Fatalf("cancel %s: %v", id, err)
+	}
+}
+
 // run runs the binary on the fixture's runtime file.
 func (f *opsFixture) run(args ...string) (string, string, int) {
 	f.t.Helper()

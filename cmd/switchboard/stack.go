@@ -112,6 +112,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		LeaseFor:        time.Duration(rt.Dispatch.LeaseSeconds) * time.Second,
 		Observe:         s.metrics.observeAttempt,
 		Intake:          intake,
+		Reconciler:      st.ReceiptReconciler(),
 	})
 	submitter := engine.NewSubmitter(engine.SubmitterConfig{
 		Package: pkg, Store: st, Clock: s.clock,

@@ -13,7 +13,8 @@ import (
 
 // callback is POST /v1/provider-callbacks/{provider}[/{token}]. It verifies first, charged to a
 // per-provider token bucket; an unverified request learns nothing (not even whether the
-// provider exists). Unmatched, duplicate and ignored receipts still answer 204.
+// provider exists). The parsed receipts go to the engine (engine.Receipts), which decides what
+// each may do. Unmatched, duplicate and ignored receipts still answer 204.
 func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 	providerID := r.PathValue("provider")
 	handler, ok := s.cfg.Receipts[providerID]
@@ -45,7 +46,11 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(receipts) > 0 {
-		if _, err := s.cfg.Store.RecordReceipts(r.Context(), providerID, receipts, s.cfg.Clock.Now()); err != nil {
+		rec, err := engine.NewReceipts(engine.ReceiptsConfig{Store: s.cfg.Store, Clock: s.cfg.Clock, Logger: s.log})
+		if err == nil {
+			_, err = rec.Record(r.Context(), providerID, receipts)
+		}
+		if err != nil {
 			s.writeProblem(w, r, &engine.Problem{Code: engine.CodeServiceUnavailable, Detail: "receipts cannot be stored now", Err: err})
 			return
 		}

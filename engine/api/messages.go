@@ -61,7 +61,7 @@ func (s *Server) visibleMessage(r *http.Request, caller engine.Caller) (*engine.
 		}
 		return nil, err
 	}
-	if caller.Role != "operator" && m.Caller != caller.Pseudonym {
+	if !caller.MaySee(m) {
 		return nil, engine.ErrNotFound
 	}
 	return m, nil
@@ -77,7 +77,8 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, caller engin
 	writeJSON(w, http.StatusOK, NewMessageView(m))
 }
 
-// cancel is POST /v1/messages/{id}/cancel.
+// cancel is POST /v1/messages/{id}/cancel, for its submitter or any operator: the engine's
+// cancel (engine.Operator.Cancel), refused with 409 once dispatch started or final.
 func (s *Server) cancel(w http.ResponseWriter, r *http.Request, caller engine.Caller) {
 	m, err := s.visibleMessage(r, caller)
 	if err != nil {
@@ -88,11 +89,12 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, caller engine.Ca
 		s.writeProblem(w, r, err)
 		return
 	}
-	now := s.cfg.Clock.Now()
-	m, err = s.cfg.Store.Cancel(r.Context(), m.ID, engine.AuditEntry{
-		Event: "message.cancelled", Actor: caller.Pseudonym, MessageID: m.ID,
-		Outcome: string(engine.DispatchCancelled), At: now,
-	}, now)
+	op, err := s.operator()
+	if err != nil {
+		s.writeProblem(w, r, err)
+		return
+	}
+	m, err = op.Cancel(r.Context(), m, caller)
 	if err != nil {
 		s.writeProblem(w, r, err)
 		return

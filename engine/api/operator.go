@@ -56,9 +56,15 @@ func (s *Server) settle(w http.ResponseWriter, r *http.Request, caller engine.Ca
 	s.operate(w, r, caller, action)
 }
 
+// operator is the engine's operator over the server's store: every change the API makes to a
+// message goes through it.
+func (s *Server) operator() (*engine.Operator, error) {
+	return engine.NewOperator(engine.OperatorConfig{Store: s.cfg.Store, Package: s.cfg.Package, Clock: s.cfg.Clock})
+}
+
 // operate applies action to the path's message and answers its view.
 func (s *Server) operate(w http.ResponseWriter, r *http.Request, caller engine.Caller, action engine.Action) {
-	op, err := engine.NewOperator(engine.OperatorConfig{Store: s.cfg.Store, Package: s.cfg.Package, Clock: s.cfg.Clock})
+	op, err := s.operator()
 	if err != nil {
 		s.writeProblem(w, r, err)
 		return

@@ -34,6 +34,7 @@ func Exercise(t *testing.T, open func(t *testing.T, clock engine.Clock) engine.S
 		{"Audit", auditTests()},
 		{"Operator", operatorTests()},
 		{"Inbox", inboxTests()},
+		{"Transitions", transitionTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
@@ -68,6 +69,7 @@ type bundle struct {
 	ctx   context.Context
 	clock *enginetest.FakeClock
 	store engine.Store
+	h     harness // opens more stores, for subtests that each need one of their own
 }
 
 func (h harness) setup(t *testing.T) *bundle {
@@ -82,7 +84,7 @@ func (h harness) setup(t *testing.T) *bundle {
 			t.Errorf("Close: %v", err)
 		}
 	})
-	return &bundle{t: t, ctx: t.Context(), clock: clock, store: s}
+	return &bundle{t: t, ctx: t.Context(), clock: clock, store: s, h: h}
 }
 
 // option changes an acceptance before it is submitted.

@@ -18,22 +18,20 @@ func lifecycleTests() []namedTest {
 func testCancelQueued(t *testing.T, b *bundle) {
 	b.accept("m-1")
 	now := b.clock.Advance(time.Second)
-	m, err := b.store.Cancel(b.ctx, "m-1", engine.AuditEntry{Event: "message.cancelled", Actor: "caller-7f3a", MessageID: "m-1", At: now}, now)
-	if err != nil {
-		t.Fatalf("Cancel: %v", err)
+	if r := b.apply(engine.ActionCancel, "m-1", ""); r.Err != nil || r.From != engine.DispatchQueued || r.To != engine.DispatchCancelled {
+		t.Fatalf("cancel = %+v", r)
 	}
+	m := b.message("m-1")
 	if m.Dispatch != engine.DispatchCancelled || m.FinalAt == nil || !m.FinalAt.Equal(now) || !m.UpdatedAt.Equal(now) || m.Status() != "cancelled" {
 		t.Fatalf("cancelled view = %+v", m)
-	}
-	if got := b.message("m-1"); got.Dispatch != engine.DispatchCancelled {
-		t.Fatalf("read back %s", got.Dispatch)
 	}
 	if p := b.claim(10, 1<<20); len(p.Claims) != 0 {
 		t.Fatalf("claimed a cancelled message: %v", claimIDs(p))
 	}
 }
 
-// testCancelStates puts one message in each dispatch state and cancels it.
+// testCancelStates puts one message in each dispatch state and cancels it: the store's one
+// cancel refuses with the errors the API answers (dispatch started, final, not found).
 func testCancelStates(t *testing.T, b *bundle) {
 	step := func() time.Time { return b.clock.Advance(time.Second) }
 	// retrying: queued again after a transient outcome, waiting for its retry time.
@@ -59,9 +57,8 @@ func testCancelStates(t *testing.T, b *bundle) {
 		}
 	}
 	b.accept("m-cancelled")
-	if _, err := b.store.Cancel(b.ctx, "m-cancelled", engine.AuditEntry{}, step()); err != nil {
-		t.Fatal(err)
-	}
+	step()
+	b.mustCancel("m-cancelled")
 	b.accept("m-expired", withExpiry(b.clock.Now().Add(time.Second)))
 	step()
 	if n, err := b.store.ExpireDue(b.ctx, b.clock.Now(), 10); err != nil || n != 1 {
@@ -82,14 +79,15 @@ func testCancelStates(t *testing.T, b *bundle) {
 	}
 	for _, c := range cases {
 		before, _ := b.store.Message(b.ctx, c.id)
-		m, err := b.store.Cancel(b.ctx, c.id, engine.AuditEntry{Actor: "operator-tool"}, step())
+		step()
+		r := b.apply(engine.ActionCancel, c.id, "")
 		if c.want == nil {
-			if err != nil || m.Dispatch != engine.DispatchCancelled {
-				t.Fatalf("Cancel(%s) = %+v, %v; want cancelled", c.id, m, err)
+			if m := b.message(c.id); r.Err != nil || m.Dispatch != engine.DispatchCancelled {
+				t.Fatalf("cancel %s = %+v; %s, want cancelled", c.id, r, m.Dispatch)
 			}
 			continue
 		}
-		wantErr(t, "Cancel("+c.id+")", err, c.want)
+		wantErr(t, "cancel "+c.id, r.Err, c.want)
 		if after, _ := b.store.Message(b.ctx, c.id); before != nil && after.Dispatch != before.Dispatch {
 			t.Fatalf("a refused Cancel moved %s from %s to %s", c.id, before.Dispatch, after.Dispatch)
 		}

@@ -45,9 +45,7 @@ func testStats(t *testing.T, b *bundle) {
 	b.accept("m-q1")
 	b.accept("m-q2", withNextAttempt(Epoch().Add(time.Hour)))
 	b.accept("m-c")
-	if _, err := b.store.Cancel(b.ctx, "m-c", engine.AuditEntry{}, b.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
+	b.mustCancel("m-c")
 	now := b.clock.Advance(10 * time.Second) // m-q1 has been due for 10 s
 	st, err := b.store.Stats(b.ctx, now)
 	if err != nil {
@@ -154,9 +152,7 @@ func testAuditIntact(t *testing.T, b *bundle) {
 		// A fenced Finish writes nothing.
 		wantErr(t, "stale Finish", b.finish(c, engine.AttemptAccepted, engine.DispatchSubmitted, engine.ReportNone, ""), engine.ErrLeaseLost)
 	}
-	if _, err := b.store.Cancel(b.ctx, p.Claims[1].Message.ID, engine.AuditEntry{Actor: "operator-tool"}, b.clock.Now()); err != nil {
-		t.Fatal(err)
-	}
+	b.mustCancel(p.Claims[1].Message.ID)
 	changes++
 	b.clock.Advance(48 * time.Hour)
 	n, err := b.store.ExpireDue(b.ctx, b.clock.Now(), 1000)

@@ -29,32 +29,36 @@ func operatorTests() []namedTest {
 }
 
 // inState makes message id reach dispatch state d (queued ones are not due for an hour, so
-// that later claims do not take them), one second after the previous step.
-func (b *bundle) inState(id string, d engine.Dispatch) {
+// that later claims do not take them), one second after the previous step, through the store's
+// own writes. It returns the lease of the message's last claim: live for sending, spent for the
+// states an attempt led to, and zero for those never claimed.
+func (b *bundle) inState(id string, d engine.Dispatch) engine.LeaseRef {
 	b.t.Helper()
 	step := func() { b.clock.Advance(time.Second) }
+	var lease engine.LeaseRef
 	switch d {
 	case engine.DispatchQueued:
 		b.accept(id, withNextAttempt(b.clock.Now().Add(time.Hour)))
 	case engine.DispatchSending:
 		b.accept(id)
 		step()
-		b.claimOne(id)
-	case engine.DispatchSubmitted:
-		b.submitted(id, "ref-"+id)
-	case engine.DispatchFailed, engine.DispatchUnknown:
+		lease = b.claimOne(id).Lease
+	case engine.DispatchSubmitted, engine.DispatchFailed, engine.DispatchUnknown:
 		b.accept(id)
 		step()
-		outcome := engine.AttemptPermanent
-		if d == engine.DispatchUnknown {
-			outcome = engine.AttemptMaybeSent
+		c := b.claimOne(id)
+		lease = c.Lease
+		switch d {
+		case engine.DispatchSubmitted:
+			b.mustFinish(c, engine.AttemptAccepted, d, engine.ReportNone, "ref-"+id)
+		case engine.DispatchFailed:
+			b.mustFinish(c, engine.AttemptPermanent, d, engine.ReportNone, "")
+		default:
+			b.mustFinish(c, engine.AttemptMaybeSent, d, engine.ReportNone, "")
 		}
-		b.mustFinish(b.claimOne(id), outcome, d, engine.ReportNone, "")
 	case engine.DispatchCancelled:
 		b.accept(id, withNextAttempt(b.clock.Now().Add(time.Hour)))
-		if _, err := b.store.Cancel(b.ctx, id, engine.AuditEntry{Actor: "test"}, b.clock.Now()); err != nil {
-			b.t.Fatalf("Cancel(%s): %v", id, err)
-		}
+		b.mustCancel(id)
 	case engine.DispatchExpired:
 		b.accept(id, withNextAttempt(b.clock.Now().Add(time.Hour)), withExpiry(b.clock.Now().Add(time.Second)))
 		step()
@@ -68,6 +72,7 @@ func (b *bundle) inState(id string, d engine.Dispatch) {
 	if got := b.message(id).Dispatch; got != d {
 		b.t.Fatalf("%s is %s, want %s", id, got, d)
 	}
+	return lease
 }
 
 // apply applies one action at the clock's time and returns its result.
@@ -79,6 +84,14 @@ func (b *bundle) apply(a engine.Action, id, provider string) engine.OperatorResu
 		b.t.Fatalf("ApplyOperatorActions(%s %s) = %+v, %v", a, id, res, err)
 	}
 	return res[0]
+}
+
+// mustCancel cancels message id (the store's one cancel) and fails the test unless it did.
+func (b *bundle) mustCancel(id string) {
+	b.t.Helper()
+	if r := b.apply(engine.ActionCancel, id, ""); r.Err != nil {
+		b.t.Fatalf("cancel %s: %v", id, r.Err)
+	}
 }
 
 // auditRecords counts the verified journal records, or -1 when the store cannot verify.
@@ -191,7 +204,14 @@ func testOperatorRefusals(t *testing.T, b *bundle) {
 			applied++
 			continue
 		}
-		wantErr(t, fmt.Sprintf("%s of a %s message", a.Action, d), r.Err, engine.ErrNotEligible)
+		want := engine.ErrNotEligible
+		if a.Action == engine.ActionCancel {
+			want = engine.ErrTerminal // the API's answers: started, or final
+			if d == engine.DispatchSending || d == engine.DispatchUnknown {
+				want = engine.ErrDispatchStarted
+			}
+		}
+		wantErr(t, fmt.Sprintf("%s of a %s message", a.Action, d), r.Err, want)
 		if got := b.message(a.MessageID).Dispatch; got != d {
 			t.Fatalf("a refused %s moved %s from %s to %s", a.Action, a.MessageID, d, got)
 		}

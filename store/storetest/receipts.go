@@ -12,6 +12,7 @@ func receiptTests() []namedTest {
 		{"ForwardOnly", testReceiptsForward},
 		{"UnmatchedKeptUntilFinish", testReceiptsUnmatched},
 		{"MatchedByProviderAndReference", testReceiptsProvider},
+		{"RefusesWhatTheEngineWouldNotAdmit", testReceiptsRefused},
 	}
 }
 
@@ -44,7 +45,7 @@ func testReceiptsForward(t *testing.T, b *bundle) {
 	if got := b.receipts("sms-gateway", r(engine.ReportDelivered), r(engine.ReportDelivered)); got != (engine.ReceiptTally{Applied: 1, Stale: 1}) {
 		t.Fatalf("delivered twice: %+v", got)
 	}
-	if got := b.receipts("sms-gateway", r(engine.ReportSent), r(engine.ReportUndelivered), r(engine.ReportNone)); got != (engine.ReceiptTally{Stale: 3}) {
+	if got := b.receipts("sms-gateway", r(engine.ReportSent), r(engine.ReportUndelivered)); got != (engine.ReceiptTally{Stale: 2}) {
 		t.Fatalf("late and out of order: %+v", got)
 	}
 	m := b.message("m-1")
@@ -57,9 +58,8 @@ func testReceiptsUnmatched(t *testing.T, b *bundle) {
 	// Both arrive before the send's answer is recorded, and out of order.
 	got := b.receipts("sms-gateway",
 		engine.Receipt{ProviderReference: "ref-early", Report: engine.ReportDelivered},
-		engine.Receipt{ProviderReference: "ref-early", Report: engine.ReportSent},
-		engine.Receipt{ProviderReference: "", Report: engine.ReportSent})
-	if got != (engine.ReceiptTally{Unmatched: 3}) {
+		engine.Receipt{ProviderReference: "ref-early", Report: engine.ReportSent})
+	if got != (engine.ReceiptTally{Unmatched: 2}) {
 		t.Fatalf("early receipts: %+v", got)
 	}
 	b.submitted("m-1", "ref-early")
@@ -80,5 +80,29 @@ func testReceiptsProvider(t *testing.T, b *bundle) {
 	}
 	if m := b.message("m-1"); m.Report != engine.ReportNone {
 		t.Fatalf("another provider's receipt moved the report to %s", m.Report)
+	}
+}
+
+// testReceiptsRefused hands the store receipts that engine.Receipts never passes on (no
+// reference, or a report no step leads to): the whole batch is refused and nothing changes.
+func testReceiptsRefused(t *testing.T, b *bundle) {
+	b.submitted("m-1", "ref-1")
+	before := b.auditRecords()
+	for _, bad := range []engine.Receipt{
+		{ProviderReference: "", Report: engine.ReportDelivered},
+		{ProviderReference: "ref-1", Report: engine.ReportNone},
+		{ProviderReference: "ref-1", Report: engine.ReportUnavailable},
+		{ProviderReference: "ref-1", Report: "read"},
+	} {
+		batch := []engine.Receipt{{ProviderReference: "ref-1", Report: engine.ReportDelivered}, bad}
+		if tally, err := b.store.RecordReceipts(b.ctx, "sms-gateway", batch, b.clock.Now()); err == nil {
+			t.Fatalf("RecordReceipts with %+v = %+v, want an error", bad, tally)
+		}
+	}
+	if m := b.message("m-1"); m.Report != engine.ReportNone {
+		t.Fatalf("a refused batch moved the report to %s", m.Report)
+	}
+	if after := b.auditRecords(); after != before {
+		t.Fatalf("a refused batch was journaled: %d records, then %d", before, after)
 	}
 }
