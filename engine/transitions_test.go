@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -229,4 +231,119 @@ func contains(s, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestEveryStoreMethodIsClassified classifies every method of Store: the dispatch-changing
+// writes that Transitions names, and what each other method does. A new Store method fails it
+// until it is classified, so that a write that changes a message's dispatch cannot appear
+// without a row of Transitions.
+func TestEveryStoreMethodIsClassified(t *testing.T) {
+	t.Parallel()
+	storeMethodRoles := map[string]string{
+		"Accept":               "creates messages in queued",
+		"Message":              "read",
+		"ExpireDue":            "transition",
+		"ClaimPage":            "transition",
+		"RenewLease":           "extends a lease; no dispatch change",
+		"Finish":               "transition",
+		"LapsedLeases":         "read",
+		"RecordReceipts":       "report steps (ReportSteps); no dispatch change",
+		"Stats":                "read",
+		"Ready":                "read",
+		"Close":                "lifecycle",
+		"ListMessages":         "read",
+		"CountMessages":        "read",
+		"ApplyOperatorActions": "transition",
+		"CountErasable":        "read",
+		"EraseBatch":           "erases payloads and records of final messages; no dispatch change",
+	}
+	methods := map[string]bool{}
+	st := reflect.TypeFor[Store]()
+	for i := range st.NumMethod() {
+		name := st.Method(i).Name
+		methods[name] = true
+		if _, ok := storeMethodRoles[name]; !ok {
+			t.Errorf("Store.%s is not classified: if it changes a message's dispatch, name it in Transitions", name)
+		}
+	}
+	named := map[StoreWrite]bool{}
+	for _, tr := range Transitions() {
+		if !methods[string(tr.Write)] {
+			t.Errorf("%s -> %s names %s, which is no Store method", tr.From, tr.To, tr.Write)
+		}
+		named[tr.Write] = true
+	}
+	for name, role := range storeMethodRoles {
+		if !methods[name] {
+			t.Errorf("%s is classified but is no Store method", name)
+		}
+		if (role == "transition") != named[StoreWrite(name)] {
+			t.Errorf("Store.%s is classified %q, yet Transitions names it: %v", name, role, named[StoreWrite(name)])
+		}
+	}
+}
+
+func TestAllowedIsTheTable(t *testing.T) {
+	t.Parallel()
+	n := 0
+	for _, from := range DispatchStates() {
+		for _, to := range DispatchStates() {
+			listed := slices.ContainsFunc(Transitions(), func(tr Transition) bool { return tr.From == from && tr.To == to })
+			if Allowed(from, to) != listed {
+				t.Fatalf("Allowed(%s, %s) = %v, the table lists it: %v", from, to, !listed, listed)
+			}
+			if listed {
+				n++
+			}
+		}
+	}
+	if n != len(Transitions()) {
+		t.Fatalf("%d distinct moves, %d rows: a move is listed twice", n, len(Transitions()))
+	}
+}
+
+func TestReportSteps(t *testing.T) {
+	t.Parallel()
+	want := []ReportStep{{ReportNone, ReportSent}, {ReportNone, ReportDelivered}, {ReportNone, ReportUndelivered},
+		{ReportSent, ReportDelivered}, {ReportSent, ReportUndelivered}}
+	if got := ReportSteps(); !slices.Equal(got, want) {
+		t.Fatalf("ReportSteps = %v, want %v", got, want)
+	}
+	if got := ReportsBefore(ReportDelivered); !slices.Equal(got, []Report{ReportNone, ReportSent}) {
+		t.Fatalf("ReportsBefore(delivered) = %v", got)
+	}
+	for r, want := range map[Report]bool{ReportNone: false, ReportSent: true, ReportDelivered: true,
+		ReportUndelivered: true, ReportUnavailable: false, "read": false} {
+		if Receivable(r) != want {
+			t.Fatalf("Receivable(%s) = %v", r, !want)
+		}
+	}
+}
+
+func TestStatusesAreWhatStatusDerives(t *testing.T) {
+	t.Parallel()
+	want := []string{"queued", "sending", "submitted", "failed", "unknown", "cancelled", "expired", "delivered"}
+	if got := Statuses(); !slices.Equal(got, want) {
+		t.Fatalf("Statuses = %v, want %v", got, want)
+	}
+	for _, d := range DispatchStates() {
+		for _, r := range ReportStates() {
+			if s := Status(d, r); !slices.Contains(Statuses(), s) {
+				t.Fatalf("%s+%s reads %q, which Statuses does not list", d, r, s)
+			}
+		}
+	}
+}
+
+func TestDecideWithoutProfile(t *testing.T) {
+	t.Parallel()
+	m, _, now := decideFixture()
+	m.FallbackIndex, m.ProviderAttempts = 1, 2
+	d := Decide(m, nil, Outcome{Class: OutcomePermanent, Code: "profile.unknown"}, now, 0)
+	if d.Dispatch != DispatchFailed || d.Code != "profile.unknown" || d.Provider != "primary" || d.FallbackIndex != 1 || d.ProviderAttempts != 3 {
+		t.Fatalf("without a profile: %+v", d)
+	}
+	if d := Decide(m, nil, Outcome{Class: OutcomeMaybeSent}, now, 0); d.Dispatch != DispatchUnknown {
+		t.Fatalf("maybe-sent without a profile: %s, want unknown (hold)", d.Dispatch)
+	}
 }
