@@ -17,7 +17,7 @@
 //   - the provider's ratePerSecond is ignored (tests must not wait), its concurrency kept;
 //   - credentials are stand-ins of the snippet's authentication kind (oauth2 becomes none):
 //     requests never show them, only the headers the adapter may set and content-type;
-//   - the ledger mirrors engine.Store.RecordReceipts: exact reference match, reports only move
+//   - the ledger mirrors engine.Receipts.Record: exact reference match, reports only move
 //     forward (engine.Report.Advances), receipts for an unknown reference are kept and applied
 //     when an accepted outcome records that reference.
 //

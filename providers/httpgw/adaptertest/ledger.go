@@ -3,7 +3,7 @@ package adaptertest
 import "switchboard/engine"
 
 // ledger is what a store would hold for the case's one message, as far as receipts go. It
-// follows engine.Store.RecordReceipts: a receipt matches when its provider reference equals the
+// follows engine.Receipts.Record and the store it records through: a receipt matches when its provider reference equals the
 // one the accepted attempt recorded, byte for byte (an adapter must normalise references the
 // same way in interpret and receipt); a matched receipt moves the report only forward; a
 // receipt for a reference not known yet is kept and applied when an attempt records it.
