@@ -117,7 +117,9 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	}
 	r.GivenWaySeconds = e.stack.Dispatcher.Figures().GivenWay.Seconds()
 	if cfg.Out != "" {
-		if err := writeBenchOut(cfg.Out, samples, begin); err != nil {
+		title := fmt.Sprintf("switchboard bench: %d %s message(s), %d caller(s), gateway latency %v",
+			cfg.Messages, cfg.Channel, cfg.Callers, cfg.GatewayLatency)
+		if err := writeBenchOut(cfg.Out, title, samples, begin); err != nil {
 			return Result{}, environment("bench.unwritable", cfg.Out, err)
 		}
 	}
