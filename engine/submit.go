@@ -24,7 +24,7 @@ type SubmitterConfig struct {
 	// OnAccepted, when set, is called after a new message became durable (the dispatcher's
 	// Wake), so that it goes out without waiting for the next poll.
 	OnAccepted func()
-	// Intake, when set, counts the submissions taken (the dispatcher reads it).
+	// Intake, when set, counts the submissions taken (an Admission policy reads it).
 	Intake *Intake
 }
 
