@@ -35,7 +35,7 @@ type DispatcherConfig struct {
 }
 
 // Dispatcher claims due messages in bounded pages under leases, hands each to its provider's
-// lane of workers, and records every outcome fenced by the lease. See SPEC section 6.
+// lane of workers, and records every outcome fenced by the lease.
 type Dispatcher struct {
 	cfg   DispatcherConfig
 	log   *slog.Logger
