@@ -2,55 +2,28 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
-	"sync/atomic"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"switchboard/cmd/switchboard/internal/bench"
 )
 
-// benchResult is the outcome of a run; its JSON form is SPEC section 10's object, with a few
-// members more that say what was run.
-type benchResult struct {
-	OK                 bool    `json:"ok"`
-	Channel            string  `json:"channel"`
-	Callers            int     `json:"callers"`
-	Concurrency        int     `json:"concurrency"`
-	GatewayLatencyMs   float64 `json:"gatewayLatencyMs"`
-	Rate               float64 `json:"rate"`
-	Requested          int     `json:"requested"`
-	Messages           int     `json:"messages"`
-	Refused            int     `json:"refused"`
-	Delivered          int     `json:"delivered"`
-	Failed             int     `json:"failed"`
-	AcceptedPerSecond  float64 `json:"acceptedPerSecond"`
-	DeliveredPerSecond float64 `json:"deliveredPerSecond"`
-	AcceptP50Ms        float64 `json:"acceptP50Ms"`
-	AcceptP99Ms        float64 `json:"acceptP99Ms"`
-	EndToEndP50Ms      float64 `json:"endToEndP50Ms"`
-	EndToEndP99Ms      float64 `json:"endToEndP99Ms"`
-	PeakRSSBytes       int64   `json:"peakRssBytes"`
-	Lost               int     `json:"lost"`
-	Duplicates         int     `json:"duplicates"`
-	ReceiptsFailed     int     `json:"receiptsFailed"`
-	WriterBatches      int64   `json:"writerBatches"`
-	WriterMeanBatch    float64 `json:"writerMeanBatch"`
-	GivenWaySeconds    float64 `json:"givenWaySeconds"`
-	DurationSeconds    float64 `json:"durationSeconds"`
-}
-
 func (a *app) benchCommand() *cobra.Command {
-	cfg := benchConfig{}
+	cfg := bench.Config{}
 	cmd := &cobra.Command{
 		Use:   "bench [--messages N] [--callers C] [--channel sms|email|peer|mixed] [--gateway-latency D] [--rate R]",
 		Short: "Measure a whole stack on loopback: accept and end-to-end throughput, latency, memory",
 		Long: "bench copies the package into a temporary folder, starts the dev stand-ins (mock SMS gateway\n" +
 			"posting signed receipts, SMTP sink, companion peer) and the stack on loopback with SQLite,\n" +
 			"submits messages through the HTTP API with real tokens from concurrent callers, waits until\n" +
-			"every accepted message is final, and prints the figures of SPEC section 10.",
+			"every accepted message is final, and prints its figures: accepted and delivered per second,\n" +
+			"accept and end-to-end latency, peak RSS, lost and duplicated messages. docs/benchmarks.md\n" +
+			"describes the scenarios, the flags and every figure.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError(fmt.Errorf("bench takes no arguments"))
@@ -58,8 +31,8 @@ func (a *app) benchCommand() *cobra.Command {
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := cfg.validate(); err != nil {
-				return err
+			if err := cfg.Validate(); err != nil {
+				return usageError(err)
 			}
 			return a.bench(cmd.Context(), cfg)
 		},
@@ -79,30 +52,9 @@ func (a *app) benchCommand() *cobra.Command {
 	return cmd
 }
 
-// validate refuses flag values the run cannot honour (exit 2).
-func (c benchConfig) validate() error {
-	switch {
-	case c.Messages < 1:
-		return usageError(fmt.Errorf("--messages must be at least 1"))
-	case c.Callers < 1:
-		return usageError(fmt.Errorf("--callers must be at least 1"))
-	case c.Channel != "sms" && c.Channel != "email" && c.Channel != "peer" && c.Channel != "mixed":
-		return usageError(fmt.Errorf("--channel must be sms, email, peer or mixed"))
-	case c.GatewayLatency < 0 || c.ReceiptDelay < 0:
-		return usageError(fmt.Errorf("--gateway-latency and --receipt-delay must not be negative"))
-	case c.Rate < 0:
-		return usageError(fmt.Errorf("--rate must not be negative"))
-	case c.Concurrency < 1:
-		return usageError(fmt.Errorf("--concurrency must be at least 1"))
-	case c.Timeout <= 0:
-		return usageError(fmt.Errorf("--timeout must be positive"))
-	}
-	return nil
-}
-
 // bench runs one measurement and prints it. A run that lost or duplicated a message, or had a
 // submission refused, still prints its figures, then exits 1.
-func (a *app) bench(ctx context.Context, cfg benchConfig) error {
+func (a *app) bench(ctx context.Context, cfg bench.Config) error {
 	getenv := func(k string) string {
 		if v := a.getenv(k); v != "" || k != "SWITCHBOARD_LOG" {
 			return v
@@ -110,71 +62,21 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 		return "warn" // the stack's info logs would drown the figures
 	}
 	log := newLogger(a.stderr, getenv)
-	e, err := startBench(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer e.close()
-	companion := ""
-	if e.companion != nil {
-		companion = e.companion.id
-	}
-	bodies, err := benchBodies(e.stack.pkg, companion, benchChannels(cfg.Channel))
-	if err != nil {
-		return err
-	}
 	bar := &progress{}
 	if f, ok := a.stderr.(*os.File); ok && !a.json() && term.IsTerminal(int(f.Fd())) {
 		bar = a.newProgress("dispatched", int64(cfg.Messages))
 	}
-	stopProfile := func() {}
-	if cfg.CPUProfile != "" {
-		// The profile covers the load and the dispatch, not the final read of every message.
-		if stopProfile, err = startCPUProfile(cfg.CPUProfile); err != nil {
-			return environment("bench.unwritable", cfg.CPUProfile, err)
-		}
-		defer stopProfile()
-	}
-	var accepted atomic.Int64
-	loadDone := make(chan struct{})
-	var samples []benchSample
-	var start time.Time
-	go func() {
-		defer close(loadDone)
-		samples, start = e.load(ctx, cfg, bodies, &accepted)
-	}()
-	deadline, err := e.waitSettled(ctx, loadDone, &accepted, cfg.Timeout,
-		func(n int64) { bar.set(n, int64(cfg.Messages)) })
+	r, err := bench.Run(ctx, cfg, startBenchStack, log, bar.set)
 	bar.finish()
-	<-loadDone
-	stopProfile()
 	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	if err := e.readFinal(ctx, samples, min(cfg.Callers, 16), deadline); err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	dups, err := e.duplicates(ctx)
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	r := summarize(cfg, samples, start, dups, peakRSSBytes())
-	r.ReceiptsFailed = e.receiptsFailed()
-	if ws := e.stack.store.WriterStats(); ws.Batches > 0 {
-		r.WriterBatches, r.WriterMeanBatch = ws.Batches, float64(ws.Requests)/float64(ws.Batches)
-	}
-	r.GivenWaySeconds = e.stack.dispatcher.Figures().GivenWay.Seconds()
-	if cfg.Out != "" {
-		if err := writeBenchOut(cfg.Out, samples, start); err != nil {
-			return environment("bench.unwritable", cfg.Out, err)
-		}
+		return benchFailure(err)
 	}
 	if a.json() {
 		if err := a.printJSON(r); err != nil {
 			return err
 		}
-	} else {
-		a.printBench(r)
+	} else if err := r.WriteTable(a.stdout); err != nil {
+		return fmt.Errorf("print the figures: %w", err)
 	}
 	if !r.OK {
 		return refused("bench.incomplete", "-", fmt.Sprintf("%d lost, %d duplicated, %d refused, %d failed", r.Lost, r.Duplicates, r.Refused, r.Failed))
@@ -182,21 +84,14 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 	return nil
 }
 
-// printBench writes the human table.
-func (a *app) printBench(r benchResult) {
-	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "scenario\t%d %s message(s), %d caller(s), gateway latency %gms, concurrency %d\n",
-		r.Requested, r.Channel, r.Callers, r.GatewayLatencyMs, r.Concurrency)
-	fmt.Fprintf(w, "accepted\t%d (%d refused) at %.1f/s\n", r.Messages, r.Refused, r.AcceptedPerSecond)
-	fmt.Fprintf(w, "final\t%d delivered, %d failed, %d lost; delivered end to end at %.1f/s\n",
-		r.Delivered, r.Failed, r.Lost, r.DeliveredPerSecond)
-	fmt.Fprintf(w, "accept latency\tp50 %.1f ms, p99 %.1f ms\n", r.AcceptP50Ms, r.AcceptP99Ms)
-	fmt.Fprintf(w, "end to end\tp50 %.1f ms, p99 %.1f ms\n", r.EndToEndP50Ms, r.EndToEndP99Ms)
-	fmt.Fprintf(w, "peak RSS\t%.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
-	fmt.Fprintf(w, "duplicates\t%d\n", r.Duplicates)
-	fmt.Fprintf(w, "receipts failed\t%d (the mock gateway gave up posting them)\n", r.ReceiptsFailed)
-	fmt.Fprintf(w, "store writer\t%d transactions, %.1f requests each on average\n", r.WriterBatches, r.WriterMeanBatch)
-	fmt.Fprintf(w, "gave way\t%.1f s (the dispatcher held one claim while the burst had the CPU)\n", r.GivenWaySeconds)
-	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
-	_ = w.Flush()
+// benchFailure gives a failure of the bench package its exit code.
+func benchFailure(err error) error {
+	var be *bench.Error
+	if !errors.As(err, &be) {
+		return err
+	}
+	if be.Refused {
+		return refused(be.Code, be.Path, be.Err.Error())
+	}
+	return environment(be.Code, be.Path, be.Err)
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,15 +13,10 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"switchboard/engine"
-	"switchboard/engine/auth"
-	"switchboard/providers/httpgw/mockgw"
-	"switchboard/providers/peer"
 )
 
-// benchConfig is one `switchboard bench` run as its flags describe it.
-type benchConfig struct {
+// Config is one `switchboard bench` run as its flags describe it.
+type Config struct {
 	Messages       int
 	Callers        int
 	Channel        string // sms | email | peer | mixed
@@ -39,17 +33,12 @@ type benchConfig struct {
 // benchEnv is the stack under test: a copy of the package in a temporary folder, the dev
 // stand-ins, and the stack served in-process on a loopback listener.
 type benchEnv struct {
-	tmp       string
-	apiURL    string
-	stack     *stack
-	gateways  []*mockgw.Gateway
-	sink      *devSMTP
-	companion *devCompanion
-	cancel    context.CancelFunc
-	runDone   chan error
-	client    *http.Client
-	sender    string // sender token
-	operator  string // operator token ("" when the package has no operator client)
+	tmp      string
+	apiURL   string
+	stack    *Stack
+	client   *http.Client
+	sender   string // sender token
+	operator string // operator token ("" when the package has no operator client)
 }
 
 // standInLog is the stand-ins' logger: errors only, since a refused receipt is counted in the
@@ -77,8 +66,9 @@ func (h errorsOnly) WithAttrs(as []slog.Attr) slog.Handler {
 // WithGroup keeps the filter on the derived handler.
 func (h errorsOnly) WithGroup(name string) slog.Handler { return errorsOnly{h.Handler.WithGroup(name)} }
 
-// startBench builds and starts the stack for a run. The caller must close the result.
-func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchEnv, error) {
+// startBench copies the package into a temporary folder and has the command wire the stack on
+// it; it returns once the stack answers /ready. The caller must close the result.
+func startBench(ctx context.Context, cfg Config, start StartStack, log *slog.Logger) (*benchEnv, error) {
 	tmp, err := os.MkdirTemp("", "switchboard-bench-")
 	if err != nil {
 		return nil, environment("bench.unwritable", os.TempDir(), err)
@@ -92,86 +82,25 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 	if err := copyPackage(cfg.Package, dir); err != nil {
 		return fail(environment("package.unreadable", cfg.Package, err))
 	}
-	pkg, err := loadPackage(dir)
+	e.stack, err = start(ctx, StackSpec{
+		Dir: dir, GatewayLatency: cfg.GatewayLatency, ReceiptDelay: cfg.ReceiptDelay,
+		// 64 receipt posters, as wide as the callers: with 16, delivery was bounded by 16
+		// callbacks in flight, each waiting for a writer commit (2.7k/s, with a backlog of
+		// receipts that put end-to-end p50 at 6.7 s), which a real gateway's webhook fan-out
+		// does not impose.
+		ReceiptWorkers: 64,
+		Tune:           func(path string) error { return setDispatchConcurrency(path, cfg.Concurrency) },
+		Log:            log, StandInLog: standInLog(log, log.Enabled(ctx, slog.LevelDebug)),
+	})
 	if err != nil {
 		return fail(err)
 	}
-	layout, err := prepareDevDir(dir)
-	if err != nil {
-		return fail(err)
-	}
-	apiLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return fail(environment("listener.failed", "127.0.0.1:0", err))
-	}
-	e.apiURL = "http://" + apiLn.Addr().String()
-	session := devSession{API: e.apiURL, Clients: clientsOf(pkg), Gateways: map[string]string{}}
-	for _, p := range pkg.Providers {
-		switch p.Kind {
-		case "http":
-			// 64 receipt posters, as wide as the callers: with 16, delivery was bounded by 16
-			// callbacks in flight, each waiting for a writer commit (2.7k/s, with a backlog of
-			// receipts that put end-to-end p50 at 6.7 s), which a real gateway's webhook fan-out
-			// does not impose.
-			gw := mockgw.New(mockgw.Options{
-				Latency: cfg.GatewayLatency, ReceiptDelay: cfg.ReceiptDelay, ReceiptWorkers: 64,
-				CallbackURL: e.apiURL + "/v1/provider-callbacks/" + p.ID, CallbackSecret: layout.callbackSecret,
-				Logger: standInLog(log, log.Enabled(ctx, slog.LevelDebug)).With("component", "mock-gateway", "provider", p.ID),
-			})
-			e.gateways = append(e.gateways, gw)
-			gwURL, err := gw.Start("127.0.0.1:0")
-			if err != nil {
-				_ = apiLn.Close()
-				return fail(environment("listener.failed", "mock gateway", err))
-			}
-			session.Gateways[p.ID] = strings.TrimSuffix(gwURL, "/")
-		case "smtp":
-			if e.sink != nil {
-				continue
-			}
-			if e.sink, err = startSMTPSink(layout, pkg, log.With("component", "smtp-sink")); err != nil {
-				_ = apiLn.Close()
-				return fail(err)
-			}
-			session.SMTP, session.dkimDomain = e.sink.addr, e.sink.domain
-		case "peer":
-			if e.companion != nil {
-				continue
-			}
-			if e.companion, err = startCompanion(ctx, layout, peer.DefaultProtocol, log.With("component", "companion-peer")); err != nil {
-				_ = apiLn.Close()
-				return fail(err)
-			}
-			session.Companion = &devPeer{PeerID: e.companion.id, Addrs: e.companion.addrs, Database: e.companion.db}
-		}
-	}
-	if err := writeDevRuntime(layout, pkg, session); err != nil {
-		_ = apiLn.Close()
-		return fail(err)
-	}
-	if err := setDispatchConcurrency(layout.runtimePath, cfg.Concurrency); err != nil {
-		_ = apiLn.Close()
-		return fail(environment("bench.unwritable", layout.runtimePath, err))
-	}
-	rt, pkg, err := loadRuntime(layout.runtimePath, func(string) string { return "" })
-	if err != nil {
-		_ = apiLn.Close()
-		return fail(err)
-	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	e.cancel = cancel
-	e.stack, err = buildStack(runCtx, rt, pkg, log, engine.SystemClock{})
-	if err != nil {
-		_ = apiLn.Close()
-		return fail(err)
-	}
-	e.runDone = make(chan error, 1)
-	go func() { e.runDone <- e.stack.run(runCtx, apiLn, nil) }()
+	e.apiURL = e.stack.APIURL
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConns = cfg.Callers + 16
 	transport.MaxIdleConnsPerHost = cfg.Callers + 16
 	e.client = &http.Client{Transport: transport, Timeout: time.Minute}
-	if err := e.mintTokens(layout.issuerKeyPath); err != nil {
+	if err := e.mintTokens(); err != nil {
 		return fail(err)
 	}
 	if err := e.waitReady(ctx); err != nil {
@@ -181,12 +110,9 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 }
 
 // mintTokens signs a sender token and an operator token with the dev issuer's key.
-func (e *benchEnv) mintTokens(keyPath string) error {
-	issuer, err := auth.LoadDevIssuer(keyPath, devIssuer, devAudience)
-	if err != nil {
-		return fmt.Errorf("load the bench issuer: %w", err)
-	}
-	pkg := e.stack.pkg
+func (e *benchEnv) mintTokens() error {
+	pkg := e.stack.Package
+	var err error
 	for _, p := range pkg.AccessProfiles {
 		if len(p.Clients) == 0 {
 			continue
@@ -200,7 +126,7 @@ func (e *benchEnv) mintTokens(keyPath string) error {
 		default:
 			continue
 		}
-		if *dst, err = issuer.Mint(p.Clients[0], p.RequiredScopes, 6*time.Hour, time.Now()); err != nil {
+		if *dst, err = e.stack.Issuer.Mint(p.Clients[0], p.RequiredScopes, 6*time.Hour, time.Now()); err != nil {
 			return fmt.Errorf("mint a token for %s: %w", p.Clients[0], err)
 		}
 	}
@@ -227,8 +153,7 @@ func (e *benchEnv) waitReady(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return environment("bench.not-ready", e.apiURL, fmt.Errorf("the stack did not become ready: %w", ctx.Err()))
-		case err := <-e.runDone:
-			e.runDone <- err
+		case err := <-e.stack.Stopped:
 			return fmt.Errorf("the stack stopped while starting: %w", err)
 		case <-tick.C:
 		}
@@ -237,25 +162,13 @@ func (e *benchEnv) waitReady(ctx context.Context) error {
 
 // close stops the stack, then the stand-ins, and removes the temporary folder.
 func (e *benchEnv) close() {
-	if e.cancel != nil {
-		e.cancel()
-	}
-	if e.runDone != nil {
-		<-e.runDone
-	}
-	for _, gw := range e.gateways {
-		_ = gw.Close()
-	}
-	if e.sink != nil {
-		_ = e.sink.sink.Close()
-	}
-	if e.companion != nil {
-		e.companion.close()
+	if e.stack != nil {
+		e.stack.Close()
 	}
 	_ = os.RemoveAll(e.tmp)
 }
 
-// setDispatchConcurrency rewrites dispatch.concurrency in the runtime file writeDevRuntime wrote.
+// setDispatchConcurrency rewrites dispatch.concurrency in the runtime file the command wrote.
 func setDispatchConcurrency(path string, n int) error {
 	raw, err := os.ReadFile(path)
 	if err != nil {

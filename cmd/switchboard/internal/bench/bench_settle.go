@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -23,7 +23,7 @@ type sloFigures struct {
 // from the store when the package has no operator client.
 func (e *benchEnv) dispatchFigures(ctx context.Context) (map[string]int64, error) {
 	if e.operator == "" {
-		st, err := e.stack.store.Stats(ctx, time.Now())
+		st, err := e.stack.Store.Stats(ctx, time.Now())
 		if err != nil {
 			return nil, fmt.Errorf("read the queue figures: %w", err)
 		}
@@ -50,7 +50,7 @@ func (e *benchEnv) settled(dispatch map[string]int64) bool {
 	if dispatch[string(engine.DispatchQueued)]+dispatch[string(engine.DispatchSending)] > 0 {
 		return false
 	}
-	for _, gw := range e.gateways {
+	for _, gw := range e.stack.Gateways {
 		s := gw.Stats()
 		if s.ReceiptsPosted+s.ReceiptsFailed < s.Unique {
 			return false
@@ -156,7 +156,7 @@ func (e *benchEnv) readFinal(ctx context.Context, samples []benchSample, readers
 // after a 429 from the callback route's rate limit): each one leaves a message short of final.
 func (e *benchEnv) receiptsFailed() int {
 	n := 0
-	for _, gw := range e.gateways {
+	for _, gw := range e.stack.Gateways {
 		n += gw.Stats().ReceiptsFailed
 	}
 	return n
@@ -166,17 +166,17 @@ func (e *benchEnv) receiptsFailed() int {
 // SMTP sink (per Message-ID) and the companion peer's inbox (per message id).
 func (e *benchEnv) duplicates(ctx context.Context) (int, error) {
 	n := 0
-	for _, gw := range e.gateways {
+	for _, gw := range e.stack.Gateways {
 		n += gw.Stats().Duplicates
 	}
-	if e.sink != nil {
-		n += e.sink.sink.Stats().Duplicates
+	if e.stack.Sink != nil {
+		n += e.stack.Sink.Stats().Duplicates
 	}
-	if e.companion != nil {
+	if e.stack.CompanionInbox != nil {
 		seen := map[string]int{}
 		after := ""
 		for {
-			entries, cursor, err := e.companion.store.ListInbox(ctx, after, 1000)
+			entries, cursor, err := e.stack.CompanionInbox.ListInbox(ctx, after, 1000)
 			if err != nil {
 				return n, fmt.Errorf("read the companion's inbox: %w", err)
 			}
