@@ -190,7 +190,10 @@ type MessageQuery struct {
 	AcceptedAfter  time.Time // accepted at or after
 	AcceptedBefore time.Time // accepted strictly before
 	PayloadKept    bool      // only messages whose payload was not erased
-	Order          MessageOrder
+	// WithAttempts also reads each listed message's attempts, as Message does (one more
+	// statement for the page).
+	WithAttempts bool
+	Order        MessageOrder
 	After          string // cursor: MessagePage.Next of the previous page in the same Order
 	Limit          int    // at most this many; 1 to MaxListLimit
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/jmoiron/sqlx"
+
 	"switchboard/engine"
 )
 
@@ -33,19 +35,58 @@ func (s *Store) ListMessages(ctx context.Context, q engine.MessageQuery) (engine
 	if err != nil {
 		return engine.MessagePage{}, err
 	}
+	tx, err := s.beginRead(ctx)
+	if err != nil {
+		return engine.MessagePage{}, fmt.Errorf("store: list messages: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
 	var rows []messageRow
-	if err := s.rdb.SelectContext(ctx, &rows, query, args...); err != nil {
+	if err := tx.SelectContext(ctx, &rows, query, args...); err != nil {
 		return engine.MessagePage{}, fmt.Errorf("store: list messages: %w", err)
 	}
 	page := engine.MessagePage{Messages: make([]engine.Message, len(rows))}
 	for i := range rows {
 		page.Messages[i] = rows[i].message()
 	}
+	if q.WithAttempts && len(rows) > 0 {
+		if err := s.listAttempts(ctx, tx, rows, page.Messages); err != nil {
+			return engine.MessagePage{}, err
+		}
+	}
 	if len(rows) == q.Limit {
 		last := &rows[len(rows)-1]
 		page.Next = encodeCursor(q.Order, listCursor{seq: last.Seq, acceptedAt: last.AcceptedAt, id: last.ID})
 	}
 	return page, nil
+}
+
+// listAttempts fills the attempts of a page's messages with one statement, in the snapshot
+// of the listing.
+func (s *Store) listAttempts(ctx context.Context, tx *sqlx.Tx, rows []messageRow, msgs []engine.Message) error {
+	ids := make([]string, len(rows))
+	at := make(map[string]int, len(rows))
+	for i := range rows {
+		ids[i], at[rows[i].ID] = rows[i].ID, i
+		msgs[i].Attempts = []engine.Attempt{}
+	}
+	query, args, err := sqlx.In(listAttemptsSQL, ids)
+	if err != nil {
+		return fmt.Errorf("store: list attempts: %w", err)
+	}
+	var found []listedAttempt
+	if err := tx.SelectContext(ctx, &found, s.d.rebind(query), args...); err != nil {
+		return fmt.Errorf("store: list attempts: %w", err)
+	}
+	for i := range found {
+		m := &msgs[at[found[i].MessageID]]
+		m.Attempts = append(m.Attempts, found[i].attempt())
+	}
+	for i := range rows {
+		if a, ok := rows[i].inProgress(); ok {
+			msgs[i].Attempts = append(msgs[i].Attempts, a)
+		}
+	}
+	return nil
 }
 
 // CountMessages counts the messages matching q's filters, from metadata only.

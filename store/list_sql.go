@@ -44,6 +44,16 @@ const (
 	orderScan     = ` ORDER BY seq LIMIT ?`
 )
 
+// listAttemptsSQL reads the attempts of a page's messages, in each message's order.
+const listAttemptsSQL = `SELECT message_id, ` + attemptColumns + ` FROM attempts WHERE message_id IN (?)
+	ORDER BY message_id, generation, attempt`
+
+// listedAttempt is one row of listAttemptsSQL.
+type listedAttempt struct {
+	MessageID string `db:"message_id"`
+	attemptRow
+}
+
 // listStatement builds the statement of q (a listing, or a count when count is set) and its
 // arguments, with after the cursor of q.Order already decoded.
 func listStatement(rebind func(string) string, q engine.MessageQuery, after listCursor, count bool) (string, []any, error) {

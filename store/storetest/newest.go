@@ -3,6 +3,7 @@ package storetest
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -89,4 +90,16 @@ func testListHeldNewest(t *testing.T, b *bundle) {
 	p := b.list(engine.MessageQuery{Status: "unknown", Limit: 1})
 	equalIDs(t, "held, first page", pageIDs(p), []string{"m-u2"})
 	equalIDs(t, "held, second page", pageIDs(b.list(engine.MessageQuery{Status: "unknown", After: p.Next, Limit: 1})), []string{"m-u1"})
+
+	with := b.list(engine.MessageQuery{WithAttempts: true, Limit: 10})
+	equalIDs(t, "with attempts", pageIDs(with), []string{"m-q", "m-u2", "m-f", "m-u1"})
+	for _, m := range with.Messages {
+		want := b.message(m.ID).Attempts
+		if !reflect.DeepEqual(m.Attempts, want) {
+			t.Fatalf("%s: listed attempts %+v, Message has %+v", m.ID, m.Attempts, want)
+		}
+	}
+	if n := len(with.Messages[1].Attempts); n != 1 || with.Messages[1].Attempts[0].Outcome != engine.AttemptMaybeSent {
+		t.Fatalf("the held message lists %d attempts: %+v", n, with.Messages[1].Attempts)
+	}
 }
