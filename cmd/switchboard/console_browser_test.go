@@ -148,8 +148,8 @@ func TestConsoleInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const failed = 1200
-	held := seedForConsole(t, layout.dbPath, key, 3, failed)
+	const failed, heldCount = 1200, 3
+	held := seedForConsole(t, layout.dbPath, key, heldCount, failed)
 
 	resp, err := http.Get(dev.session.Console)
 	if err != nil {
@@ -173,7 +173,7 @@ func TestConsoleInBrowser(t *testing.T) {
 	cmd := exec.CommandContext(ctx, node, "console.test.mjs")
 	cmd.Dir = browserTestDir
 	cmd.Env = append(os.Environ(), "CONSOLE_URL="+dev.session.Console, "ARTIFACTS="+artifactsDir(t), "CHROMIUM="+chromium,
-		"HELD_ID="+held[0], fmt.Sprintf("FAILED_COUNT=%d", failed), "EXPIRED_TOKEN="+expired,
+		"HELD_ID="+held[0], fmt.Sprintf("FAILED_COUNT=%d", failed), fmt.Sprintf("HELD_COUNT=%d", heldCount), "EXPIRED_TOKEN="+expired,
 		"OPERATOR_CLIENT=operations-console", "SENDER_CLIENT=case-system")
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -99,6 +99,7 @@ async function render() {
       timers.push(t);
     },
     updateCounts,
+    refreshCounts,
     rerender: render,
   };
   ctx.every(10000, refreshCounts);

@@ -57,7 +57,7 @@ export function barChart(label, groups, start, end, fmtY, fmtX) {
   const svg = s("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": label, class: "chart", preserveAspectRatio: "none" });
   const n = Math.max(...groups.map((g) => g.values.length), 1);
   const totals = Array.from({ length: n }, (_, i) => groups.reduce((a, g) => a + (g.values[i] || 0), 0));
-  const max = niceMax(Math.max(0, ...totals));
+  const max = niceMax(Math.max(4, ...totals)); // counts: at least whole ticks
   axes(svg, max, start, end, fmtY, fmtX);
   const ih = H - T - B, iw = W - L - R;
   const bw = iw / n;

@@ -205,7 +205,7 @@ export async function failed(main, _params, ctx) {
 
 function attentionPage(main, ctx, o) {
   const list = pagedList({ status: o.status }, o.title, o.empty);
-  main.replaceChildren(pageHeader(o.title, o.subtitle), bulkPanel(o, ctx, () => list.reload()), list);
+  main.replaceChildren(pageHeader(o.title, o.subtitle), bulkPanel(o, ctx, () => { list.reload(); ctx.refreshCounts(); }), list);
 }
 
 // bulkPanel previews an operation (count and sample), asks for confirmation, applies it and
