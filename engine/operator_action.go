@@ -194,8 +194,8 @@ type MessageQuery struct {
 	// statement for the page).
 	WithAttempts bool
 	Order        MessageOrder
-	After          string // cursor: MessagePage.Next of the previous page in the same Order
-	Limit          int    // at most this many; 1 to MaxListLimit
+	After        string // cursor: MessagePage.Next of the previous page in the same Order
+	Limit        int    // at most this many; 1 to MaxListLimit
 }
 
 // MaxListLimit bounds one listing page.
