@@ -159,15 +159,10 @@ func (o *takeOverOp) apply(b *batch) error {
 	})
 }
 
-// journalRow is one journal record as MessageJournal reads it.
+// journalRow is one journal record as MessageJournal reads it: a stored record and its chain.
 type journalRow struct {
-	Writer    string `db:"writer"`
-	Seq       int64  `db:"seq"`
-	At        int64  `db:"at"`
-	Event     string `db:"event"`
-	Actor     string `db:"actor"`
-	MessageID string `db:"message_id"`
-	Outcome   string `db:"outcome"`
+	Writer string `db:"writer"`
+	auditRow
 }
 
 // MessageJournal returns at most limit records naming message id, oldest first, read from the
@@ -184,8 +179,9 @@ func (s *Store) MessageJournal(ctx context.Context, id string, limit int) ([]eng
 		return nil, fmt.Errorf("store: read the journal of %s: %w", id, err)
 	}
 	out := make([]engine.JournalRecord, len(rows))
-	for i, r := range rows {
-		out[i] = engine.JournalRecord{Writer: r.Writer, Seq: r.Seq, At: fromMs(r.At), Event: r.Event,
+	for i := range rows {
+		r := rows[i].record(rows[i].Writer)
+		out[i] = engine.JournalRecord{Writer: r.Writer, Seq: r.Seq, At: r.At, Event: r.Event,
 			Actor: r.Actor, MessageID: r.MessageID, Outcome: r.Outcome}
 	}
 	return out, nil

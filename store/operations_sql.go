@@ -32,7 +32,7 @@ func newOperationSQL(d *dialect) operationSQL {
 			WHERE id = ? AND state = 'running' AND lease_expires_at < ?`),
 		// The partial index audit_message holds records that name a message; the literal
 		// condition lets the planner see that this query stays inside it.
-		journal: d.rebind(`SELECT writer, seq, at, event, actor, message_id, outcome FROM audit
+		journal: d.rebind(`SELECT writer, seq, at, event, actor, message_id, outcome, prev_mac, mac FROM audit
 			WHERE message_id = ? AND message_id <> '' ORDER BY at, writer, seq LIMIT ?`),
 	}
 }

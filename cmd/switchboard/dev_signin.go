@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"switchboard/engine/auth"
@@ -17,10 +18,26 @@ import (
 // JWK Set) on a listener of its own, as a real issuer is another origin than the console. The
 // issuer's identifier is that listener's URL, so tokens of `dev token` and of the console
 // carry the same iss. The sign-in page offers every client of the package.
+//
+// The address is kept in the dev folder and taken again at the next start: the issuer is part
+// of every caller's identity (its pseudonym), so a sender still sees the messages it submitted
+// before a restart. Only when that port is taken does the issuer, and with it every caller,
+// change.
 func startDevSignIn(l devPaths, pkg *packages.Package, apiURL string) (string, func(), error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, environment("listener.failed", "dev issuer", err)
+	keep := filepath.Join(l.root, "issuer-address")
+	var ln net.Listener
+	if prev, err := os.ReadFile(keep); err == nil {
+		ln, _ = net.Listen("tcp", strings.TrimSpace(string(prev)))
+	}
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return "", nil, environment("listener.failed", "dev issuer", err)
+		}
+	}
+	if err := os.WriteFile(keep, []byte(ln.Addr().String()+"\n"), 0o600); err != nil {
+		_ = ln.Close()
+		return "", nil, environment("dev.unwritable", keep, err)
 	}
 	issuerURL := "http://" + ln.Addr().String()
 	iss, err := auth.LoadDevIssuer(l.issuerKeyPath, issuerURL, devAudience)

@@ -42,10 +42,18 @@ function showRefusal(err) {
   main.focus();
 }
 
+const ENDED = "Your session has ended. Sign in again to go on.";
+
+// endSession drops the token and remembers why, so that a reload still says so.
+function endSession() {
+  signOut();
+  sessionStorage.setItem("sb.ended", "1");
+  showSignIn(ENDED);
+}
+
 setAuthFailureHandler((err) => {
   if (err.status === 401) {
-    signOut();
-    showSignIn("Your session has ended. Sign in again to go on.");
+    endSession();
   } else {
     showRefusal(err);
   }
@@ -78,7 +86,7 @@ async function refreshCounts() {
 async function render() {
   const s = session();
   if (!s) {
-    showSignIn(sessionStorage.getItem("sb.token") ? "Your session has ended. Sign in again to go on." : "");
+    showSignIn(sessionStorage.getItem("sb.token") || sessionStorage.getItem("sb.ended") ? ENDED : "");
     return;
   }
   stopTimers();
@@ -106,7 +114,7 @@ async function render() {
   refreshCounts();
   // Sign out before the token expires: the API would refuse it anyway.
   const left = s.exp - Date.now();
-  timers.push(setTimeout(() => { signOut(); showSignIn("Your session has ended. Sign in again to go on."); }, Math.max(left, 0)));
+  timers.push(setTimeout(endSession, Math.max(left, 0)));
   const fn = page === "messages" && id ? (m, p, c) => pages.message(m, p, c, id) : routes[page];
   if (!fn) {
     main.replaceChildren(notice("error", "There is no such page."));
@@ -123,6 +131,7 @@ async function render() {
 async function boot() {
   $("signin-button").addEventListener("click", async () => {
     $("signin-button").disabled = true;
+    sessionStorage.removeItem("sb.ended");
     try {
       await signIn();
     } catch (e) {

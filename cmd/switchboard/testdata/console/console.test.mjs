@@ -179,7 +179,6 @@ try {
 
   // A token the API refuses as expired sends the operator back to sign-in.
   await page.evaluate((t) => sessionStorage.setItem("sb.token", JSON.stringify({ token: t, exp: Date.now() + 3600000 })), expiredToken);
-  await page.goto(consoleURL + "#/overview");
   await page.reload();
   await page.getByText("Your session has ended").waitFor();
   await shot("14-session-ended");
