@@ -449,9 +449,9 @@ export async function journal(main, _params, ctx) {
     verify.disabled = j.state === "running";
     const rows = [["State", j.state], ["Started", j.startedAt ? timeElement(j.startedAt) : "—"], ["Finished", j.finishedAt ? timeElement(j.finishedAt) : "—"],
       ["Chains", num(j.writers)], ["Records verified", num(j.records)]];
-    state.replaceChildren(journalSummary(j), h("dl", { class: "facts" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
+    state.replaceChildren(...[journalSummary(j), h("dl", { class: "facts" }, rows.map(([k, v]) => [h("dt", {}, k), h("dd", {}, v)])),
       j.breaks.length ? table("Broken chains", ["Writer", "Record", "Kind", "Detail"],
-        j.breaks.map((b) => h("tr", {}, h("td", { class: "mono small" }, b.writer), h("td", { class: "num" }, String(b.seq)), h("td", {}, b.kind), h("td", {}, b.detail))), "") : null);
+        j.breaks.map((b) => h("tr", {}, h("td", { class: "mono small" }, b.writer), h("td", { class: "num" }, String(b.seq)), h("td", {}, b.kind), h("td", {}, b.detail))), "") : null].filter(Boolean));
   };
   await render();
   ctx.every(1000, render);
