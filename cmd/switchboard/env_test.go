@@ -219,7 +219,8 @@ func loadOpenAPI(t *testing.T, raw []byte) *openAPI {
 		t.Fatal(err)
 	}
 	o := &openAPI{schemas: map[string]*jsonschema.Schema{}}
-	for _, name := range []string{"Problem", "Accepted", "MessageView", "Preview", "Ready", "Health"} {
+	for _, name := range []string{"Problem", "Accepted", "MessageView", "Preview", "Ready", "Health",
+		"MessageList", "MessageJournal", "OperationPreview", "OperationStarted", "Operation", "Figures", "JournalVerification"} {
 		s, err := c.Compile("mem:///openapi.json#/components/schemas/" + name)
 		if err != nil {
 			t.Fatalf("compile %s: %v", name, err)

@@ -34,6 +34,8 @@ type Runtime struct {
 	Audit     Audit
 	Retention Retention
 	Sandbox   Sandbox
+	// Console is the operator console (member `console`); off unless enabled.
+	Console Console
 
 	lines map[string]int // member -> line in Path, for CheckPackage's diagnostics
 }

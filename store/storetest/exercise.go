@@ -35,6 +35,7 @@ func Exercise(t *testing.T, open func(t *testing.T, clock engine.Clock) engine.S
 		{"Operator", operatorTests()},
 		{"Inbox", inboxTests()},
 		{"Transitions", transitionTests()},
+		{"Operations", operationTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
