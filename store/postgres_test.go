@@ -317,3 +317,35 @@ func TestPostgresStrandedReceiptIsApplied(t *testing.T) {
 		t.Fatalf("second ReconcileReceipts = %d, %v; want 0", n, err)
 	}
 }
+
+// TestPostgresInboxQuotaAcrossInstances: two instances storing one peer's envelopes together
+// hold its daily byte quota exactly.
+func TestPostgresInboxQuotaAcrossInstances(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	st := instances(t, 2, enginetest.NewFakeClock(now))
+	var stored, refused atomic.Int64
+	var wg sync.WaitGroup
+	for i, s := range st {
+		wg.Go(func() {
+			for j := range 40 {
+				res, err := s.PutInbox(context.Background(), engine.InboxEntry{From: "peer", Protocol: "/p/1",
+					MessageID: fmt.Sprintf("q%d-%d", i, j), ReceivedAt: now, Payload: []byte("xy"), BytesPerDay: 100,
+					Respond: func(id string) []byte { return []byte(id) }})
+				switch {
+				case err != nil:
+					t.Errorf("PutInbox: %v", err)
+				case res.OverQuota:
+					refused.Add(1)
+				default:
+					stored.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if stored.Load() != 50 || refused.Load() != 30 {
+		t.Fatalf("%d stored, %d refused; want 50 and 30", stored.Load(), refused.Load())
+	}
+}

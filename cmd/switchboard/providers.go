@@ -35,7 +35,7 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 			}
 			out[decl.ID] = p
 		case "peer":
-			p, err := newPeerProvider(decl, cfg, clock, log, hooks)
+			p, err := newPeerProvider(decl, cfg, clock, log, m, hooks)
 			if err != nil {
 				closeAll()
 				return nil, err
@@ -118,11 +118,14 @@ type peerHooks struct {
 }
 
 // newPeerProvider builds a libp2p peer provider from its runtime entry (and adapter, if any).
-func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, hooks peerHooks) (engine.Provider, error) {
+func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, m *metrics, hooks peerHooks) (engine.Provider, error) {
 	pc := cfg.Peer
 	c := peer.Config{ID: decl.ID, IdentityKey: pc.IdentityKey.Value(), Listen: pc.Listen, Protocol: pc.Protocol,
 		Relays: pc.Relays, RelayService: pc.RelayService.Enabled, AddressBook: pc.AddressBook,
-		Inbox: hooks.inbox, OnPeerConnected: hooks.connected, Logger: log.With("provider", decl.ID), Clock: clock}
+		Inbox: hooks.inbox, OnPeerConnected: hooks.connected, Logger: log.With("provider", decl.ID), Clock: clock,
+		AllowedPeers: pc.AllowedPeers, AnyPeer: pc.AnyPeer,
+		MessagesPerMinute: pc.InboxQuota.MessagesPerMinute, BytesPerDay: pc.InboxQuota.BytesPerDay,
+		OnRefused: func(code string) { m.observeInboxRefusal(decl.ID, code) }}
 	if a := decl.Adapter; a != nil {
 		c.Source, c.ScriptName, c.Limits = a.Source, a.ScriptPath, scripting.DefaultLimits()
 	}

@@ -32,7 +32,8 @@ type Provider struct {
 	life   context.Context
 	cancel context.CancelFunc
 
-	inbound chan struct{} // slots of concurrent inbound exchanges
+	inbound chan struct{}  // slots of concurrent inbound exchanges
+	buckets *senderBuckets // each sender's per-minute allowance
 
 	mu           sync.Mutex
 	closed       bool
@@ -76,6 +77,7 @@ func New(cfg Config) (*Provider, error) {
 		adapter:      a,
 		self:         h.ID(),
 		inbound:      make(chan struct{}, r.MaxInbound),
+		buckets:      newSenderBuckets(r.MessagesPerMinute),
 		reservations: map[libp2ppeer.ID]*reservation{},
 		conns:        map[libp2ppeer.ID]int{},
 	}

@@ -34,6 +34,7 @@ func Exercise(t *testing.T, open func(t *testing.T, clock engine.Clock) engine.S
 		{"Audit", auditTests()},
 		{"Operator", operatorTests()},
 		{"Inbox", inboxTests()},
+		{"InboxQuota", inboxQuotaTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
