@@ -63,7 +63,7 @@ func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock
 	cc := httpgw.Config{
 		ID: decl.ID, ScriptName: a.ScriptPath, Source: a.Source, Method: a.Method,
 		RequestHeaders: a.RequestHeaders, ResponseHeaders: a.ResponseHeaders,
-		ReceiptsCallback: a.Receipts == "callback", ConcurrencyLimit: a.ConcurrencyLimit,
+		ReceiptsCallback: a.TakesCallbacks(), ConcurrencyLimit: a.ConcurrencyLimit,
 		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
 		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
 		Auth: httpgw.Auth{
