@@ -76,7 +76,8 @@ type Config struct {
 	// peer opens (in either direction), from its own goroutine. The caller makes that peer's
 	// queued messages due (engine.PeerDue) and wakes the dispatcher.
 	OnPeerConnected func(peerID string)
-	// Logger receives the provider's log records; nil = discard.
+	// Logger receives the provider's log records, each with the attribute provider = ID
+	// (added here: the caller's logger must not carry it); nil = discard.
 	Logger *slog.Logger
 	// Clock stamps envelopes (tsMs) and inbox entries (receivedAt); nil = engine.SystemClock.
 	Clock engine.Clock
@@ -122,6 +123,7 @@ func (cfg Config) resolve() (resolved, error) {
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
 	}
+	r.Logger = r.Logger.With("provider", r.ID)
 	if r.Clock == nil {
 		r.Clock = engine.SystemClock{}
 	}

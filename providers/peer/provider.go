@@ -167,7 +167,7 @@ func (p *Provider) Start(ctx context.Context) error {
 			p.greet(ai.ID)
 		}()
 	}
-	p.cfg.Logger.Info("peer host started", "provider", p.cfg.ID, "peerId", p.self.String(),
+	p.cfg.Logger.Info("peer host started", "peerId", p.self.String(),
 		"listen", len(p.cfg.listen), "relays", len(p.cfg.relays), "relayService", p.cfg.RelayService)
 	return nil
 }
@@ -179,7 +179,7 @@ func (p *Provider) greet(id libp2ppeer.ID) {
 	defer cancel()
 	ctx = network.WithAllowLimitedConn(ctx, "switchboard greeting")
 	if err := p.host.Connect(ctx, libp2ppeer.AddrInfo{ID: id}); err != nil {
-		p.cfg.Logger.Debug("peer not reachable at start", "provider", p.cfg.ID, "error", err)
+		p.cfg.Logger.Debug("peer not reachable at start", "error", err)
 	}
 }
 

@@ -39,13 +39,13 @@ func (p *Provider) handleStream(s network.Stream) {
 	}
 	answer, err := p.receive(ctx, s)
 	if err != nil {
-		p.cfg.Logger.Debug("inbound envelope dropped", "provider", p.cfg.ID,
+		p.cfg.Logger.Debug("inbound envelope dropped",
 			"from", s.Conn().RemotePeer().String(), "error", err)
 		_ = s.Reset()
 		return
 	}
 	if _, err := s.Write(answer); err != nil {
-		p.cfg.Logger.Debug("inbound answer not written", "provider", p.cfg.ID, "error", err)
+		p.cfg.Logger.Debug("inbound answer not written", "error", err)
 		_ = s.Reset()
 		return
 	}
@@ -106,7 +106,7 @@ func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error
 		undo() // nothing new was stored
 	}
 	if err != nil {
-		p.cfg.Logger.Warn("inbox refused an envelope", "provider", p.cfg.ID, "error", err)
+		p.cfg.Logger.Warn("inbox refused an envelope", "error", err)
 		return nil, fmt.Errorf("store envelope: %w", err)
 	}
 	switch {
