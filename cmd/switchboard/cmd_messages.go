@@ -112,7 +112,7 @@ type operatorAttempt struct {
 }
 
 func newOperatorView(m *engine.Message) operatorView {
-	v := operatorView{MessageView: api.NewMessageView(m), Provider: m.Provider, ProviderReference: m.ProviderRef,
+	v := operatorView{MessageView: api.NewMessageView(m, true), Provider: m.Provider, ProviderReference: m.ProviderRef,
 		DispatchCode: m.DispatchCode, FinalAt: m.FinalAt, PayloadErasedAt: m.PayloadErasedAt,
 		Attempts: make([]operatorAttempt, 0, len(m.Attempts))}
 	for i, at := range m.Attempts {
