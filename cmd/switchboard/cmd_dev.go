@@ -81,12 +81,12 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 		if p.Kind != "http" {
 			continue
 		}
-		gw := mockgw.New(mockgw.Options{
-			Latency: 0, ReceiptDelay: 200 * time.Millisecond,
-			CallbackURL:    apiURL + "/v1/provider-callbacks/" + p.ID,
-			CallbackSecret: layout.callbackSecret,
-			Logger:         log.With("component", "mock-gateway", "provider", p.ID),
-		})
+		opts := mockgw.Options{Latency: 0, ReceiptDelay: 200 * time.Millisecond,
+			Logger: log.With("component", "mock-gateway", "provider", p.ID)}
+		if p.Adapter.TakesCallbacks() { // without callbacks the gateway posts no reports
+			opts.CallbackURL, opts.CallbackSecret = apiURL+"/v1/provider-callbacks/"+p.ID, layout.callbackSecret
+		}
+		gw := mockgw.New(opts)
 		gwURL, err := gw.Start("127.0.0.1:0")
 		if err != nil {
 			_ = apiLn.Close()

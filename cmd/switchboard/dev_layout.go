@@ -172,11 +172,14 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 	for _, p := range pkg.Providers {
 		switch p.Kind {
 		case "http":
-			rt.Providers[p.ID] = map[string]any{
+			entry := map[string]any{
 				"kind": "http", "baseUrl": s.Gateways[p.ID] + "/", "authentication": map[string]string{"kind": "none"},
-				"callbackVerifier": map[string]string{"kind": "hmac-sha256-body", "header": "x-signature",
-					"encoding": "hex", "secretRef": "secret:file/callback-secret"},
 			}
+			if p.Adapter.TakesCallbacks() { // a verifier for an adapter without callbacks is refused
+				entry["callbackVerifier"] = map[string]string{"kind": "hmac-sha256-body", "header": "x-signature",
+					"encoding": "hex", "secretRef": "secret:file/callback-secret"}
+			}
+			rt.Providers[p.ID] = entry
 		case "smtp":
 			port := portOf(s.SMTP)
 			if port == 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"time"
 
 	"switchboard/engine"
@@ -155,13 +154,13 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	defer s.close()
 	defer s.startRetention(ctx)() // the hourly sweep; stopped before the store closes
-	srv := &http.Server{Handler: s.api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	srv := api.NewHTTPServer(s.api.Handler(), api.DefaultLimits())
 	errs := make(chan error, 3)
-	go func() { errs <- serveHTTP(srv, apiLn) }()
-	var msrv *http.Server
+	go func() { errs <- srv.Serve(apiLn) }()
+	var msrv *api.HTTPServer
 	if metricsLn != nil {
-		msrv = &http.Server{Handler: s.metrics.handler(s), ReadHeaderTimeout: 10 * time.Second}
-		go func() { errs <- serveHTTP(msrv, metricsLn) }()
+		msrv = api.NewHTTPServer(s.metrics.handler(s), api.DefaultLimits())
+		go func() { errs <- msrv.Serve(metricsLn) }()
 	}
 	for _, p := range s.providers {
 		if st, ok := p.(engine.Starter); ok {
@@ -192,13 +191,6 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 		return fmt.Errorf("dispatcher: %w", err)
 	}
 	s.log.Info("stopped")
-	return nil
-}
-
-func serveHTTP(srv *http.Server, ln net.Listener) error {
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
 	return nil
 }
 

@@ -51,7 +51,7 @@ func (s *Server) listMessages(w http.ResponseWriter, r *http.Request, caller eng
 	}
 	out := MessageList{Messages: make([]MessageView, 0, len(page.Messages))}
 	for i := range page.Messages {
-		out.Messages = append(out.Messages, NewMessageView(&page.Messages[i]))
+		out.Messages = append(out.Messages, NewMessageView(&page.Messages[i], caller.Role == "operator"))
 	}
 	if page.Next != "" {
 		out.Next = &page.Next

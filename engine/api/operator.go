@@ -79,5 +79,5 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, caller engine.C
 		s.writeProblem(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, NewMessageView(m))
+	writeJSON(w, http.StatusOK, NewMessageView(m, caller.Role == "operator"))
 }

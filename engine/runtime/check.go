@@ -90,7 +90,7 @@ func checkConsoleClient(d *diagnostics, line int, client string, pkg *packages.P
 
 // checkHTTPAgainstAdapter checks one http provider's connection against its adapter.
 func checkHTTPAgainstAdapter(d *diagnostics, at func(string) int, mem string, h *HTTPProvider, a *packages.Adapter) {
-	callback := a.Receipts == "callback"
+	callback := a.TakesCallbacks()
 	switch {
 	case callback && h.CallbackVerifier == nil:
 		d.add(CodeInvalid, at(mem), mem+".callbackVerifier",

@@ -36,6 +36,7 @@ func Exercise(t *testing.T, open func(t *testing.T, clock engine.Clock) engine.S
 		{"Inbox", inboxTests()},
 		{"Transitions", transitionTests()},
 		{"Operations", operationTests()},
+		{"InboxQuota", inboxQuotaTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {
