@@ -35,21 +35,40 @@ const smallObject = 16
 // (or, with AllowTrailing, start with one). The Doc keeps src, which must not change while the
 // Doc is in use. A refusal is an *Error.
 func Read(src []byte, mode Mode) (*Doc, error) {
-	if len(src) > math.MaxInt32 {
-		return nil, &Error{Reason: TooLarge}
+	d := &Doc{}
+	if err := d.read(src, mode, make([]node, 0, 8+len(src)/8)); err != nil {
+		return nil, err
 	}
-	r := reader{src: src, mode: mode, nodes: make([]node, 0, 8+len(src)/8)}
+	return d, nil
+}
+
+// ReadInto is Read into d, reusing the index d already holds: for a caller that reads many
+// documents one after the other and keeps none (a pool of Docs). The Values of what d held
+// before are no longer valid; after a refusal, d holds no document and must not be walked.
+func ReadInto(d *Doc, src []byte, mode Mode) error {
+	return d.read(src, mode, d.nodes[:0])
+}
+
+func (d *Doc) read(src []byte, mode Mode, nodes []node) error {
+	d.src, d.nodes = nil, nodes[:0]
+	if len(src) > math.MaxInt32 {
+		return &Error{Reason: TooLarge}
+	}
+	r := reader{src: src, mode: mode, nodes: nodes}
 	r.space()
 	if r.pos == len(src) {
-		return nil, &Error{Reason: Empty, Offset: r.pos}
+		return &Error{Reason: Empty, Offset: r.pos}
 	}
-	if !r.value(0) {
-		return nil, r.err
+	ok := r.value(0)
+	d.nodes = r.nodes[:0] // kept for the next ReadInto, whatever happens
+	if !ok {
+		return r.err
 	}
 	if r.pos != len(src) && mode&AllowTrailing == 0 {
-		return nil, &Error{Reason: Trailing, Offset: r.pos}
+		return &Error{Reason: Trailing, Offset: r.pos}
 	}
-	return &Doc{src: src, nodes: r.nodes}, nil
+	d.src, d.nodes = src, r.nodes
+	return nil
 }
 
 // reader is the state of one Read.
