@@ -249,15 +249,18 @@ func BenchmarkDecodeStrict(b *testing.B) {
 	var c planCache
 	b.Run("plan", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu := processCPU()
 		for b.Loop() {
 			var out preparedRequest
 			if err := c.decodeStrict(raw, &out); err != nil || out.Body.To == "" {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 	b.Run("encoding-json", func(b *testing.B) {
 		b.ReportAllocs()
+		cpu := processCPU()
 		for b.Loop() {
 			var out preparedRequest
 			dec := json.NewDecoder(bytes.NewReader(raw))
@@ -266,5 +269,6 @@ func BenchmarkDecodeStrict(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+		reportCPU(b, cpu)
 	})
 }

@@ -73,7 +73,7 @@ func FuzzParseJSON(f *testing.F) {
 }
 
 // TestFromJSONMatchesDecoder: a json.RawMessage argument becomes the same JavaScript value
-// through the fast reader as through encoding/json (the first value; what follows it is
+// through the one reader as through encoding/json (the first value; what follows it is
 // ignored), and is refused with the same error when it does not decode.
 func TestFromJSONMatchesDecoder(t *testing.T) {
 	p := newProgram(t, `function f() { return null }`, []string{"f"})

@@ -7,7 +7,7 @@ import (
 	"switchboard/packages/yamlwalk"
 )
 
-// Diagnostic codes of a runtime file. ExitCode maps them to the exit codes of SPEC section 8.
+// Diagnostic codes of a runtime file. ExitCode maps them to the command line's exit codes.
 const (
 	// CodeInvalid: the file (or a value it references) breaks a rule. Exit 1.
 	CodeInvalid = "runtime.invalid"

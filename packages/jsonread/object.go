@@ -52,8 +52,14 @@ func (r *reader) object(self, depth int) bool {
 func (r *reader) newName(self, i, count int, set *map[string]struct{}) bool {
 	name := r.nameText(i, &r.name)
 	if *set == nil && count < smallObject {
-		for j := self + 1; j < i; j += 1 + int(r.nodes[j+1].span) {
-			if bytes.Equal(r.nameText(j, &r.other), name) {
+		nodes := r.nodes
+		for j := self + 1; j < i; j += 1 + int(nodes[j+1].span) {
+			// A plain name equals name only when their lengths do; the others are unescaped.
+			if n := nodes[j]; n.plain {
+				if int(n.end-n.start-2) == len(name) && string(r.src[n.start+1:n.end-1]) == string(name) {
+					return false
+				}
+			} else if bytes.Equal(r.nameText(j, &r.other), name) {
 				return false
 			}
 		}
