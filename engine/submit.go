@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/packages"
+	"switchboard/packages/jsonread"
 )
 
 // SubmitterConfig wires a Submitter.
@@ -37,20 +38,18 @@ type Submitter struct {
 // NewSubmitter returns a Submitter.
 func NewSubmitter(cfg SubmitterConfig) *Submitter { return &Submitter{cfg: cfg} }
 
-// Submit accepts one message for caller under idempotency key. body is the raw request body,
-// used for the request hash; req is its decoded form. It returns the 202 body to send (the
-// first answer again for a replay) or a *Problem.
-func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body []byte, req *SubmitRequest) (AcceptResult, error) {
+// Submit accepts one message for caller under idempotency key. body is the request body as the
+// API read it, hashed for the idempotency record; req is its decoded form, whose Data is a value
+// of body: the body is read once. It returns the 202 body to send (the first answer again for a
+// replay) or a *Problem.
+func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body *jsonread.Doc, req *SubmitRequest) (AcceptResult, error) {
 	s.cfg.Intake.take()
 	pkg := s.cfg.Package
 	access := pkg.AccessProfile(caller.Profile)
 	if access == nil || access.Role != "sender" {
 		return AcceptResult{}, NewProblem(CodeOperationNotAuthz, "the caller's access profile may not submit messages")
 	}
-	hash, err := RequestHash(body)
-	if err != nil {
-		return AcceptResult{}, NewProblem(CodeRequestInvalid, "the request body is not valid JSON")
-	}
+	hash := RequestHash(body)
 	sp := pkg.SenderProfile(req.SenderProfile)
 	if req.SenderProfile == "" {
 		return AcceptResult{}, NewProblem(CodeUnprocessable, "senderProfile is required")
@@ -164,7 +163,7 @@ func (s *Submitter) render(access *packages.AccessProfile, sp *packages.SenderPr
 	case req.Template != nil:
 		return s.renderTemplate(access, sp, req)
 	case req.Content != nil:
-		if len(req.Data) > 0 || req.Locale != "" {
+		if req.Data.Exists() || req.Locale != "" {
 			return nil, "", NewProblem(CodeUnprocessable, "locale and data belong to a template submission")
 		}
 		return directContent(access, sp, req.Content)
@@ -187,13 +186,9 @@ func (s *Submitter) renderTemplate(access *packages.AccessProfile, sp *packages.
 	if req.Locale == "" {
 		return nil, "", NewProblem(CodeUnprocessable, "locale is required with a template")
 	}
-	raw := req.Data
-	if len(raw) == 0 {
-		raw = []byte("{}")
-	}
-	data, err := packages.DecodeData(raw)
+	data, err := packages.DataOf(req.Data)
 	if err != nil {
-		return nil, "", NewProblem(CodeRequestInvalid, "data is not valid JSON")
+		return nil, "", ProblemFrom(err, CodeTemplateDataInvalid)
 	}
 	if err := tmpl.ValidateData(data); err != nil {
 		return nil, "", ProblemFrom(err, CodeTemplateDataInvalid)

@@ -37,7 +37,7 @@ func (l *loader) loadTemplate(d decl[TemplateKey]) *Template {
 		l.diags.add(CodePackageInvalid, dir, 0, "", "must be a folder")
 		return nil
 	}
-	mark := len(l.diags.list)
+	mark := len(l.diags.List)
 	t := &Template{ID: key.ID, Version: key.Version, locales: map[string][]*compiledPart{}}
 	if !l.templateYAML(t, dir+"/template.yaml") {
 		return nil
@@ -57,11 +57,11 @@ func (l *loader) loadTemplate(d decl[TemplateKey]) *Template {
 	for _, loc := range t.Locales {
 		l.loadLocale(t, dir, loc)
 	}
-	if len(l.diags.list) != mark || t.schema == nil {
+	if len(l.diags.List) != mark || t.schema == nil {
 		return nil
 	}
 	l.loadSample(t, dir)
-	if len(l.diags.list) != mark {
+	if len(l.diags.List) != mark {
 		return nil
 	}
 	return t
@@ -75,7 +75,7 @@ func (l *loader) templateYAML(t *Template, rel string) bool {
 	if !ok {
 		return false
 	}
-	mark := len(l.diags.list)
+	mark := len(l.diags.List)
 	y := &ydoc{path: rel, code: CodeTemplateInvalid, diags: l.diags}
 	root := y.parse(data)
 	if root == nil {
@@ -118,7 +118,7 @@ func (l *loader) templateYAML(t *Template, rel string) bool {
 	case m.has("contentType") && t.Channel != "":
 		m.errf("contentType", "only peer templates have a contentType")
 	}
-	return len(l.diags.list) == mark
+	return len(l.diags.List) == mark
 }
 
 // checkParts returns why a channel's part list is wrong, or "".
@@ -218,7 +218,7 @@ func (l *loader) loadSample(t *Template, dir string) {
 	}
 	sample, err := DecodeData(data)
 	if err != nil {
-		l.diags.add(CodeDataInvalid, rel, 0, "", "sample.json is not valid JSON")
+		l.diags.add(CodeDataInvalid, rel, 0, "", "sample.json: %s", err.Error())
 		return
 	}
 	if err := t.ValidateData(sample); err != nil {

@@ -31,5 +31,7 @@
 // adapter code.
 //
 // scripting knows nothing of messages, providers or storage: it must never import engine,
-// packages, providers, store or cmd, and nothing but scripting may import goja.
+// packages, providers, store or cmd, and nothing but scripting may import goja. It imports one
+// leaf package of the repository, packages/jsonread (the one JSON reader, on the standard
+// library only), for ParseJSON and CallInto's decode.
 package scripting
