@@ -99,4 +99,3 @@ func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, sandb
 	}
 	return p, nil
 }
-
