@@ -97,6 +97,8 @@ func (x *jsonIndex) recipient(i int, r *Recipient) bool {
 			return seen.once(1) && x.str(val, &r.Phone)
 		case `"peer"`:
 			return seen.once(2) && x.str(val, &r.Peer)
+		case `"address"`:
+			return seen.once(3) && x.str(val, &r.Address)
 		}
 		return false
 	})

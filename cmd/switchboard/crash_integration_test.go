@@ -69,7 +69,7 @@ func TestCrashesLoseNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer gw.Close()
-	session := devSession{API: api, Gateways: map[string]string{"sms-gateway": strings.TrimSuffix(gwURL, "/")}, Clients: clientsOf(pkg)}
+	session := devSession{API: api, Gateways: oneMockForAll(pkg, gwURL), Clients: clientsOf(pkg)}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		t.Fatal(err)
 	}

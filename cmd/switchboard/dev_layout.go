@@ -162,11 +162,16 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 	for _, p := range pkg.Providers {
 		switch p.Kind {
 		case "http":
-			rt.Providers[p.ID] = map[string]any{
+			entry := map[string]any{
 				"kind": "http", "baseUrl": s.Gateways[p.ID] + "/", "authentication": map[string]string{"kind": "none"},
-				"callbackVerifier": map[string]string{"kind": "hmac-sha256-body", "header": "x-signature",
-					"encoding": "hex", "secretRef": "secret:file/callback-secret"},
 			}
+			// Only an adapter that takes callbacks gets a verifier (the mock signs its reports);
+			// a chat gateway posts none, and the runtime refuses a verifier nothing would use.
+			if p.Adapter != nil && p.Adapter.Receipts == "callback" {
+				entry["callbackVerifier"] = map[string]string{"kind": "hmac-sha256-body", "header": "x-signature",
+					"encoding": "hex", "secretRef": "secret:file/callback-secret"}
+			}
+			rt.Providers[p.ID] = entry
 		case "smtp":
 			port := portOf(s.SMTP)
 			if port == 0 {

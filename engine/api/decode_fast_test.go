@@ -17,6 +17,8 @@ var fastDecodeCases = map[string]struct {
 	"content and times": {" {\n \"senderProfile\" : \"x\", \"to\":{\"email\":\"a@b.c\"},\"content\":{\"text\":\"hi\",\"subject\":\"s\"},\"notBefore\":\"2026-11-30T10:00:00+01:00\",\"expiresAt\":\"2026-12-01T00:00:00Z\",\"correlationId\":\"c-1\"} ", true},
 	"escaped strings":   {`{"senderProfile":"a\u0062\n\"c\"","to":{"peer":"12D3KooW\/x"},"locale":"\u00e9"}`, true},
 	"invalid utf-8":     {"{\"senderProfile\":\"a\xffb\"}", true},
+	"chat address":      {`{"senderProfile":"team-chat","to":{"address":"C0123ABCD"},"content":{"text":"hi"}}`, true},
+	"repeated address":  {`{"to":{"address":"a","address":"b"}}`, false},
 	"data of any kind":  {`{"data":"text"}`, true},
 	"data number":       {`{"data": 12.50 }`, true},
 	"empty object":      {`{}`, true},
