@@ -40,11 +40,13 @@ func HTTPConfig(rt *runtime.Runtime, decl *packages.Provider, o Options) (httpgw
 		ReceiptsCallback: a.Receipts == "callback", ConcurrencyLimit: a.ConcurrencyLimit,
 		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
 		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
-		Auth:     httpAuth(h.Authentication),
-		Verifier: verifierConfig(h.CallbackVerifier),
-		Limits:   SandboxLimits(rt.Sandbox),
-		Clock:    o.Clock,
-		Logger:   o.Logger,
+		Auth:        httpAuth(h.Authentication),
+		Verifier:    verifierConfig(h.CallbackVerifier),
+		Limits:      SandboxLimits(rt.Sandbox),
+		CallbackURL: rt.CallbackURL(decl.ID),
+		Parameters:  h.Parameters,
+		Clock:       o.Clock,
+		Logger:      o.Logger,
 	}
 	if cfg.Logger != nil {
 		cfg.Logger = cfg.Logger.With("provider", decl.ID)

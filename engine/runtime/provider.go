@@ -73,6 +73,9 @@ type HTTPProvider struct {
 	// CallbackVerifier proves delivery reports come from the gateway; nil = no callbacks
 	// accepted.
 	CallbackVerifier *Verifier
+	// Parameters are non-secret values the adapter reads as profile.parameters (an account id,
+	// a region): at most 32, names identifiers, values at most 256 characters. Never nil.
+	Parameters map[string]string
 }
 
 // HTTPAuth is how requests to the gateway are authenticated. Which fields are set depends on

@@ -74,6 +74,13 @@ type Config struct {
 	Auth Auth
 	// Verifier checks callbacks; nil means every callback is unverified.
 	Verifier *VerifierConfig
+	// CallbackURL is the full public URL of this provider's callback route (with the token for
+	// path-token), given to prepare as profile.callbackUrl; empty gives null.
+	CallbackURL string
+	// Parameters are the runtime file's non-secret values for the adapter (an account id, a
+	// region), given to prepare as profile.parameters: at most MaxParameters entries, names
+	// JavaScript identifiers, values at most MaxParameterChars characters.
+	Parameters map[string]string
 	// Limits lowers the sandbox limits; zero members keep scripting.DefaultLimits.
 	Limits scripting.Limits
 	// Logger receives provider and script logs; nil discards them.

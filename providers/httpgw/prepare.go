@@ -74,16 +74,25 @@ func partsInput(parts map[string]string) scripting.Object {
 	return obj
 }
 
-// profileInput is the plain `profile` argument of prepare; maximumSegments is null when unset.
-func profileInput(sp engine.SenderProfileView) scripting.Object {
-	var segments any
+// profileInput is the plain `profile` argument of prepare; maximumSegments is null when unset,
+// callbackUrl null without one. parameters is the provider's (an object, empty when none).
+func profileInput(sp engine.SenderProfileView, callbackURL string, parameters map[string]any) scripting.Object {
+	var segments, callback any
 	if sp.MaximumSegments > 0 {
 		segments = sp.MaximumSegments
 	}
+	if callbackURL != "" {
+		callback = callbackURL
+	}
+	if parameters == nil {
+		parameters = map[string]any{}
+	}
 	return scripting.Object{
+		{Name: "callbackUrl", Value: callback},
 		{Name: "channel", Value: string(sp.Channel)},
 		{Name: "id", Value: sp.ID},
 		{Name: "maximumSegments", Value: segments},
+		{Name: "parameters", Value: parameters},
 		{Name: "sender", Value: sp.Sender},
 	}
 }

@@ -38,6 +38,7 @@ type Provider struct {
 	verifier        Verifier
 	slots           chan struct{}
 	limiter         *rate.Limiter // nil without a rate
+	parameters      map[string]any // Config.Parameters as the profile argument carries them
 	lastTarget      atomic.Pointer[resolvedTarget]
 	closed          atomic.Bool
 	closeOnce       sync.Once
@@ -57,6 +58,9 @@ func New(cfg Config) (*Provider, error) {
 		requestHeaders:  headerSet(cfg.RequestHeaders),
 		responseHeaders: headerSet(cfg.ResponseHeaders),
 		slots:           make(chan struct{}, cfg.ConcurrencyLimit),
+	}
+	if p.parameters, err = parametersInput(cfg.Parameters); err != nil {
+		return nil, fmt.Errorf("httpgw %s: parameters: %w", cfg.ID, err)
 	}
 	p.client, p.transport = newHTTPClient(cfg)
 	if p.cred, err = newCredential(cfg.Auth, cfg.BaseURL, p.client, cfg.Clock, cfg.Timeout); err != nil {
@@ -153,7 +157,8 @@ func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcom
 // fail the same way on the same message.
 func (p *Provider) prepare(ctx context.Context, out *engine.Outbound) (*outgoing, *engine.Outcome) {
 	var po prepareOutput
-	ok, err := p.program.CallInto(ctx, "prepare", &po, messageInput(out, p.cfg.IdempotentSubmit), profileInput(out.SenderProfile))
+	ok, err := p.program.CallInto(ctx, "prepare", &po, messageInput(out, p.cfg.IdempotentSubmit),
+		profileInput(out.SenderProfile, p.cfg.CallbackURL, p.parameters))
 	if err == nil && !ok {
 		err = &outputInvalid{entry: "prepare", reason: "prepare returned null"}
 	}
