@@ -45,4 +45,3 @@ func ValidParameterName(s string) bool {
 	}
 	return true
 }
-

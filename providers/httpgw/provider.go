@@ -37,7 +37,7 @@ type Provider struct {
 	cred            credential
 	verifier        Verifier
 	slots           chan struct{}
-	limiter         *rate.Limiter // nil without a rate
+	limiter         *rate.Limiter  // nil without a rate
 	parameters      map[string]any // Config.Parameters as the profile argument carries them
 	lastTarget      atomic.Pointer[resolvedTarget]
 	closed          atomic.Bool
