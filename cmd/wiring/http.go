@@ -92,6 +92,8 @@ func verifierConfig(v *runtime.Verifier) *httpgw.VerifierConfig {
 		Kind: v.Kind, Header: v.Header, Encoding: v.Encoding, URL: v.URL,
 		Secret: v.Secret.Value(), Token: string(v.Token.Value()),
 		SignatureMethod: v.SignatureMethod, PublicKey: v.PublicKey,
+		SignatureHeader: v.SignatureHeader, TimestampHeader: v.TimestampHeader,
+		Username: string(v.Username.Value()), Password: string(v.Password.Value()),
 	}
 }
 

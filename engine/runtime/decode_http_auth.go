@@ -6,7 +6,6 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
-	"net/url"
 	"strings"
 )
 
@@ -27,6 +26,11 @@ var verifierKeys = map[string][]string{
 	VerifierPathToken:        {"kind", "tokenRef"},
 	VerifierVonageSignature:  {"kind", "signatureMethod", "secretRef"},
 	VerifierECDSAP256:        {"kind", "publicKey"},
+	VerifierEd25519:          {"kind", "signatureHeader", "timestampHeader", "publicKeyRef"},
+	VerifierSlack:            {"kind", "secretRef"},
+	VerifierMailgun:          {"kind", "secretRef"},
+	VerifierPlivoV3:          {"kind", "url", "secretRef"},
+	VerifierBasic:            {"kind", "usernameRef", "passwordRef"},
 }
 
 // minPathTokenBytes keeps a path token out of guessing range.
@@ -127,15 +131,8 @@ func (r *reader) decodeVerifier(m *mapping, kind string) *Verifier {
 			m.fail("encoding", "must be hex or base64")
 		}
 		v.Secret = r.textSecret(m, "secretRef")
-	case VerifierTwilio:
-		if text := m.required("url"); text != "" {
-			u, err := url.Parse(text)
-			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || strings.Contains(text, "#") {
-				m.fail("url", "must be the absolute http or https callback URL the gateway calls, without user information or fragment")
-			} else {
-				v.URL = text
-			}
-		}
+	case VerifierTwilio, VerifierPlivoV3:
+		v.URL = callbackURLMember(m)
 		v.Secret = r.textSecret(m, "secretRef")
 	case VerifierStandardWebhooks:
 		v.Secret = r.textSecret(m, "secretRef")
@@ -160,6 +157,8 @@ func (r *reader) decodeVerifier(m *mapping, kind string) *Verifier {
 			}
 		}
 		v.Secret = r.textSecret(m, "secretRef")
+	case VerifierEd25519, VerifierSlack, VerifierMailgun, VerifierBasic:
+		r.decodeGatewayVerifier(m, v)
 	case VerifierECDSAP256:
 		if text := m.required("publicKey"); text != "" {
 			der, reason := p256PublicKey(text)

@@ -97,12 +97,15 @@ type setupSpec struct {
 	// BaseURL and Verifier replace the snippet's (for adapters without runtime-snippet.yaml).
 	BaseURL  string        `yaml:"baseUrl"`
 	Verifier *verifierSpec `yaml:"verifier"`
-	// Secret is the test secret of the verifier: HMAC key, Twilio auth token, whsec_ secret,
-	// Vonage signature secret or path token.
+	// Secret is the test secret of the verifier: HMAC key, Twilio or Plivo auth token, whsec_
+	// secret, Vonage signature secret, Slack signing secret, Mailgun signing key, path token, or
+	// USER:PASSWORD for basic.
 	Secret string `yaml:"secret"`
-	// PrivateKey (PEM, P-256) signs ecdsa-p256 callbacks; the verifier gets its public key.
+	// PrivateKey (PEM: P-256 for ecdsa-p256, PKCS #8 Ed25519 for ed25519) signs callbacks; the
+	// verifier gets its public key.
 	PrivateKey string `yaml:"privateKey"`
-	// PublicKey (base64 DER or PEM) replaces the snippet's, for pre-signed callbacks.
+	// PublicKey (base64 DER or PEM; for ed25519 also the base64 of its 32 bytes) replaces the
+	// snippet's, for pre-signed callbacks.
 	PublicKey string `yaml:"publicKey"`
 }
 
@@ -114,8 +117,13 @@ type verifierSpec struct {
 	URL             string `yaml:"url"`
 	SignatureMethod string `yaml:"signatureMethod"`
 	PublicKey       string `yaml:"publicKey"`
+	SignatureHeader string `yaml:"signatureHeader"`
+	TimestampHeader string `yaml:"timestampHeader"`
 	SecretRef       string `yaml:"secretRef"`
 	TokenRef        string `yaml:"tokenRef"`
+	PublicKeyRef    string `yaml:"publicKeyRef"`
+	UsernameRef     string `yaml:"usernameRef"`
+	PasswordRef     string `yaml:"passwordRef"`
 }
 
 var sectionPattern = regexp.MustCompile(`^(send|callback)([1-9][0-9]{0,3})/(answer\.http|request\.http|outcome\.yaml|receipts\.yaml)$`)
