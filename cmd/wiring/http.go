@@ -80,6 +80,8 @@ func httpAuth(a runtime.HTTPAuth) httpgw.Auth {
 		Scheme: a.Scheme, Header: a.Header, Token: string(a.Token.Value()),
 		TokenURL: urlString(a.TokenURL), ClientID: a.ClientID,
 		ClientSecret: string(a.ClientSecret.Value()), Scopes: a.Scopes,
+		Service: a.Service, Region: a.Region, AccessKeyID: string(a.AccessKeyID.Value()),
+		SecretAccessKey: string(a.SecretAccessKey.Value()), SessionToken: string(a.SessionToken.Value()),
 	}
 }
 

@@ -16,6 +16,7 @@ var httpAuthKeys = map[string][]string{
 	AuthStaticAuthorization:     {"kind", "scheme", "tokenRef"},
 	AuthStaticAPIKey:            {"kind", "header", "tokenRef"},
 	AuthOAuth2ClientCredentials: {"kind", "tokenUrl", "clientId", "clientSecretRef", "scopes"},
+	AuthAWSSigV4:                {"kind", "service", "region", "accessKeyIdRef", "secretAccessKeyRef", "sessionTokenRef"},
 }
 
 // verifierKeys are the members of a callback verifier, by kind.
@@ -68,6 +69,8 @@ func (r *reader) decodeHTTPAuth(m *mapping, kind string, baseKnown, loopback boo
 	case AuthStaticAPIKey:
 		a.Header = headerName(m, "header")
 		a.Token = r.textSecret(m, "tokenRef")
+	case AuthAWSSigV4:
+		r.decodeSigV4(m, &a)
 	case AuthOAuth2ClientCredentials:
 		if text := m.required("tokenUrl"); text != "" {
 			u, reason := parseRemoteURL(text)

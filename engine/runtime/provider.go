@@ -21,6 +21,8 @@ const (
 	AuthStaticAuthorization     = "static-authorization"
 	AuthStaticAPIKey            = "static-api-key"
 	AuthOAuth2ClientCredentials = "oauth2-client-credentials"
+	// AuthAWSSigV4 signs every request with AWS Signature Version 4.
+	AuthAWSSigV4 = "aws-sigv4"
 )
 
 // Callback verifier kinds (SPEC section 4).
@@ -96,6 +98,8 @@ type HTTPProvider struct {
 //	static-authorization       Scheme (default Bearer), Token (tokenRef)
 //	static-api-key             Header (lower case), Token (tokenRef)
 //	oauth2-client-credentials  TokenURL, ClientID, ClientSecret (clientSecretRef), Scopes
+//	aws-sigv4                  Service, Region, AccessKeyID (accessKeyIdRef), SecretAccessKey
+//	                           (secretAccessKeyRef), SessionToken (sessionTokenRef, optional)
 //
 // Every credential is printable ASCII without surrounding white space: Load refuses a secret
 // file with a trailing newline here rather than let every send fail.
@@ -110,6 +114,9 @@ type HTTPAuth struct {
 	ClientID     string
 	ClientSecret Secret
 	Scopes       []string
+	// Service and Region scope an aws-sigv4 signature (for example sns, eu-west-1).
+	Service, Region                            string
+	AccessKeyID, SecretAccessKey, SessionToken Secret
 }
 
 // Verifier checks provider callbacks. Which fields are set depends on Kind:

@@ -28,6 +28,8 @@ const (
 	AuthStaticAuthorization    = "static-authorization"
 	AuthStaticAPIKey           = "static-api-key"
 	AuthOAuth2ClientCredential = "oauth2-client-credentials"
+	// AuthAWSSigV4 signs every request with AWS Signature Version 4 (credentials_sigv4.go).
+	AuthAWSSigV4 = "aws-sigv4"
 )
 
 // Observer events. The class argument of an Observer call is given beside each.
@@ -97,7 +99,8 @@ type Config struct {
 
 // Auth is the credential of an http provider. Only the members its Kind uses are read.
 type Auth struct {
-	// Kind is none, basic, static-authorization, static-api-key or oauth2-client-credentials.
+	// Kind is none, basic, static-authorization, static-api-key, oauth2-client-credentials or
+	// aws-sigv4.
 	Kind string
 	// Username and Password are the basic credentials.
 	Username, Password string
@@ -111,6 +114,10 @@ type Auth struct {
 	TokenURL               string
 	ClientID, ClientSecret string
 	Scopes                 []string
+	// Service, Region, AccessKeyID, SecretAccessKey and SessionToken (optional) configure
+	// aws-sigv4.
+	Service, Region                            string
+	AccessKeyID, SecretAccessKey, SessionToken string
 }
 
 // VerifierConfig configures one callback verifier (SPEC section 4, callbackVerifier).

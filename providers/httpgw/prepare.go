@@ -151,9 +151,20 @@ func (p *Provider) resolve(target string) (string, error) {
 // it: absolute URLs, "//host", schemes, backslashes, control characters, fragments and every
 // dot segment, raw or percent-encoded. The resolved URL must keep base's scheme and host and
 // have base's path as a prefix (checked on both the decoded and the escaped path).
+//
+// The one dot form allowed is a leading "./" followed by nothing or by a query: "./" is the
+// baseUrl itself (APIs such as AWS's Query protocol are posted to their root), "./?a=1" the
+// same as "?a=1". An empty target is refused (an adapter that forgot it).
 func resolveTarget(base *url.URL, target string) (*url.URL, error) {
 	if target == "" || len(target) > 2048 {
 		return nil, errors.New("target is empty or longer than 2048 bytes")
+	}
+	if target == "./" {
+		b := *base
+		return &b, nil
+	}
+	if rest, ok := strings.CutPrefix(target, "./?"); ok {
+		target = "?" + rest
 	}
 	for i := 0; i < len(target); i++ {
 		if c := target[i]; c <= ' ' || c == 0x7f || c == '\\' || c == '#' {

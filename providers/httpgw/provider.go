@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -68,7 +69,7 @@ func New(cfg Config) (*Provider, error) {
 	}
 	p.requestKeys = make(map[string]string, len(p.requestHeaders))
 	for name := range p.requestHeaders {
-		if runtimeOwnedHeaders[name] || name == p.cred.ownedHeader() || !validHeaderName(name) {
+		if runtimeOwnedHeaders[name] || slices.Contains(p.cred.ownedHeaders(), name) || !validHeaderName(name) {
 			return nil, fmt.Errorf("httpgw %s: request header %q is owned by the runtime or malformed", cfg.ID, name)
 		}
 		p.requestKeys[name] = http.CanonicalHeaderKey(name)

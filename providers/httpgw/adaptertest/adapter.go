@@ -66,7 +66,15 @@ type snippetProvider struct {
 		ClientID        string   `yaml:"clientId"`
 		ClientSecretRef string   `yaml:"clientSecretRef"`
 		Scopes          []string `yaml:"scopes"`
+		// aws-sigv4
+		Service            string `yaml:"service"`
+		Region             string `yaml:"region"`
+		AccessKeyIDRef     string `yaml:"accessKeyIdRef"`
+		SecretAccessKeyRef string `yaml:"secretAccessKeyRef"`
+		SessionTokenRef    string `yaml:"sessionTokenRef"`
 	} `yaml:"authentication"`
+	// Parameters are the provider's non-secret values for the adapter (profile.parameters).
+	Parameters map[string]string `yaml:"parameters"`
 	CallbackVerifier *verifierSpec `yaml:"callbackVerifier"`
 }
 
@@ -154,7 +162,7 @@ func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (ht
 		RequestHeaders: a.manifest.Request.Headers, ResponseHeaders: a.manifest.ResponseHeaders,
 		ReceiptsCallback: a.manifest.Capabilities.Receipts == "callback", ConcurrencyLimit: a.manifest.Capabilities.ConcurrencyLimit,
 		IdempotentSubmit: c.setup.IdempotentSubmit, Clock: clock, Logger: slog.New(slog.DiscardHandler),
-		Auth: httpgw.Auth{Kind: httpgw.AuthNone}, Timeout: 5 * time.Second,
+		Auth: httpgw.Auth{Kind: httpgw.AuthNone}, Timeout: 5 * time.Second, CallbackURL: c.setup.CallbackURL,
 	}
 	base, verifier := c.setup.BaseURL, c.setup.Verifier
 	if s := a.snippet; s != nil {
@@ -169,6 +177,10 @@ func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (ht
 		}
 		cfg.MaximumResponseBytes = s.MaximumResponseBytes
 		cfg.Auth = standInAuth(s.Authentication.Kind, s.Authentication.Scheme, s.Authentication.Header)
+		if cfg.Auth.Kind == httpgw.AuthAWSSigV4 {
+			cfg.Auth.Service, cfg.Auth.Region = s.Authentication.Service, s.Authentication.Region
+		}
+		cfg.Parameters = s.Parameters
 	}
 	path := "/"
 	if base != "" {
@@ -208,6 +220,8 @@ func standInAuth(kind, scheme, header string) httpgw.Auth {
 		return httpgw.Auth{Kind: kind, Scheme: scheme, Token: "adaptertest-token"}
 	case httpgw.AuthStaticAPIKey:
 		return httpgw.Auth{Kind: kind, Header: header, Token: "adaptertest-token"}
+	case httpgw.AuthAWSSigV4:
+		return httpgw.Auth{Kind: kind, AccessKeyID: "AKIDADAPTERTEST", SecretAccessKey: "adaptertest-secret"}
 	}
 	return httpgw.Auth{Kind: httpgw.AuthNone}
 }

@@ -94,6 +94,9 @@ type setupSpec struct {
 	Env map[string]string `yaml:"env"`
 	// IdempotentSubmit is the package's flag for the provider: prepare sees idempotencyKey.
 	IdempotentSubmit bool `yaml:"idempotentSubmit"`
+	// CallbackURL is what prepare reads as profile.callbackUrl (null when empty): the URL
+	// a runtime with publicUrl would give.
+	CallbackURL string `yaml:"callbackUrl"`
 	// BaseURL and Verifier replace the snippet's (for adapters without runtime-snippet.yaml).
 	BaseURL  string        `yaml:"baseUrl"`
 	Verifier *verifierSpec `yaml:"verifier"`
