@@ -88,4 +88,3 @@ func (c *sigV4Credential) sign(r *http.Request, body []byte) error {
 	}
 	return nil
 }
-

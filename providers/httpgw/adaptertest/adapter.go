@@ -74,8 +74,8 @@ type snippetProvider struct {
 		SessionTokenRef    string `yaml:"sessionTokenRef"`
 	} `yaml:"authentication"`
 	// Parameters are the provider's non-secret values for the adapter (profile.parameters).
-	Parameters map[string]string `yaml:"parameters"`
-	CallbackVerifier *verifierSpec `yaml:"callbackVerifier"`
+	Parameters       map[string]string `yaml:"parameters"`
+	CallbackVerifier *verifierSpec     `yaml:"callbackVerifier"`
 }
 
 var scriptPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.js$`)
