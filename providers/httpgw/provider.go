@@ -45,8 +45,7 @@ type Provider struct {
 	closeOnce       sync.Once
 }
 
-// New validates cfg, compiles the adapter once (prepare required, interpret optional, receipt
-// required when ReceiptsCallback) and builds the client, credential, verifier, concurrency limit
+// New validates cfg, compiles the adapter once (CompileAdapter's rules) and builds the client, credential, verifier, concurrency limit
 // and rate. A request header the package declares that the runtime owns (authorization, host,
 // content-length, cookie, … and the static-api-key header) is refused here.
 func New(cfg Config) (*Provider, error) {
@@ -81,14 +80,7 @@ func New(cfg Config) (*Provider, error) {
 		burst := int(math.Ceil(cfg.RatePerSecond))
 		p.limiter = rate.NewLimiter(rate.Limit(cfg.RatePerSecond), max(1, min(burst, cfg.ConcurrencyLimit)))
 	}
-	required, optional := []string{"prepare"}, []string{"interpret"}
-	if cfg.ReceiptsCallback {
-		required = append(required, "receipt")
-	} else {
-		optional = append(optional, "receipt")
-	}
-	limits := scripting.DefaultLimits().Lower(cfg.Limits)
-	if p.program, err = scripting.Compile(cfg.ScriptName, cfg.Source, required, optional, limits, cfg.Logger.With("provider", cfg.ID)); err != nil {
+	if p.program, err = compileAdapter(cfg.ScriptName, cfg.Source, cfg.ReceiptsCallback, cfg.Limits, cfg.Logger.With("provider", cfg.ID)); err != nil {
 		return nil, fmt.Errorf("httpgw %s: adapter: %w", cfg.ID, err)
 	}
 	p.hasInterpret = p.program.Has("interpret")
