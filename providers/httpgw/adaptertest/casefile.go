@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
-	"go.yaml.in/yaml/v3"
 
 	"switchboard/engine"
 )
@@ -228,6 +227,42 @@ func (c *caseFile) outbound(n int) *engine.Outbound {
 	}
 }
 
+// sectionOrder lists every expected or produced section in event order: each send's outcome
+// then its request, each callback's receipts, report.yaml last; sections that name no event
+// of the case come at the end.
+func (c *caseFile) sectionOrder(got map[string]string) []string {
+	var names []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		_, expected := c.want[name]
+		_, made := got[name]
+		if (expected || made) && !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	for _, e := range c.events {
+		if e.kind == kindSend {
+			add(e.prefix() + "outcome.yaml")
+			add(e.prefix() + "request.http")
+			continue
+		}
+		add(e.prefix() + "receipts.yaml")
+	}
+	add("report.yaml")
+	var rest []string
+	for _, m := range []map[string]string{c.want, got} {
+		for name := range m {
+			if !seen[name] {
+				seen[name] = true
+				rest = append(rest, name)
+			}
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
 // hasCallbacks reports whether the case delivers any callback.
 func (c *caseFile) hasCallbacks() bool {
 	for _, e := range c.events {
@@ -262,16 +297,6 @@ func (c *caseFile) format(got map[string]string) []byte {
 		add("report.yaml", []byte(r))
 	}
 	return txtar.Format(ar)
-}
-
-// decodeStrict decodes YAML into v, refusing unknown keys. An empty document is allowed.
-func decodeStrict(data []byte, v any) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
 }
 
 func atoi(s string) int {
