@@ -48,6 +48,6 @@ func (a *app) adapterCommand() *cobra.Command {
 		},
 	}
 	test.Flags().BoolVar(&update, "update", false, "rewrite the expectations from what the adapter does now")
-	cmd.AddCommand(test)
+	cmd.AddCommand(test, a.adapterInitCommand(), a.adapterRunCommand())
 	return cmd
 }

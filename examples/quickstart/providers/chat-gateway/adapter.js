@@ -6,7 +6,11 @@
 //          200 {"ok": false, "error": "channel_not_found"}   (Slack answers errors with 200)
 //          429 with Retry-After when rate limited
 
-/** @param {Message} message @param {Profile} profile @returns {PreparedRequest} */
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   /** @type {Record<string, unknown>} */
   var body = {channel: message.recipient, text: message.parts.text};
@@ -28,7 +32,10 @@ function prepare(message, profile) {
   };
 }
 
-/** @param {GatewayResponse} response @returns {Interpretation | null} */
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   if (response.status !== 200) {
     return null; // the default table: 429 and 503 transient (Retry-After honoured), …
