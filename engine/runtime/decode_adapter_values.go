@@ -3,15 +3,16 @@ package runtime
 import (
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"switchboard/engine/adapterparam"
 )
 
 // Bounds of an http provider's parameters (docs/runtime.md).
 const (
-	maxParameters     = 32
-	maxParameterChars = 256
+	maxParameters     = adapterparam.MaxEntries
+	maxParameterChars = adapterparam.MaxChars
 )
 
 // decodePublicURL reads the top-level publicUrl: the externally reachable base URL of the API
@@ -60,7 +61,7 @@ func (r *reader) decodeParameters(m *mapping) map[string]string {
 		return out
 	}
 	for _, name := range pm.keys {
-		if !isParameterName(name) {
+		if !adapterparam.ValidName(name) {
 			pm.fail(name, "parameter names are a letter, then up to 63 letters, digits or _ (profile.parameters.NAME)")
 			continue
 		}
@@ -75,29 +76,13 @@ func (r *reader) decodeParameters(m *mapping) map[string]string {
 		case strings.HasPrefix(strings.TrimSpace(value), "secret:"):
 			pm.fail(name, "parameters reach the adapter script and must never hold secrets; "+
 				"a credential belongs in authentication (or a callbackVerifier) as a …Ref")
-		case !utf8.ValidString(value) || utf8.RuneCountInString(value) > maxParameterChars:
+		case !adapterparam.ValidValue(value):
 			pm.fail(name, "must be text of at most %d characters", maxParameterChars)
 		default:
 			out[name] = value
 		}
 	}
 	return out
-}
-
-// isParameterName reports whether s is an ASCII letter followed by up to 63 letters, digits
-// or underscores.
-func isParameterName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-		if !letter && (i == 0 || !(c >= '0' && c <= '9' || c == '_')) {
-			return false
-		}
-	}
-	return true
 }
 
 // CallbackURL is the full public URL of a provider's callback route, made from publicUrl:

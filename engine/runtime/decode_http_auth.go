@@ -1,12 +1,9 @@
 package runtime
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/pem"
 	"strings"
+	"switchboard/engine/pubkey"
 )
 
 // httpAuthKeys are the members of an http provider's authentication, by kind.
@@ -179,24 +176,15 @@ func (r *reader) decodeVerifier(m *mapping, kind string) *Verifier {
 // and returns its DER, or a reason it is refused.
 func p256PublicKey(text string) ([]byte, string) {
 	const want = "must be an ECDSA P-256 public key: the base64 of a DER SubjectPublicKeyInfo, or a PEM PUBLIC KEY block"
-	var der []byte
-	if block, _ := pem.Decode([]byte(text)); block != nil {
-		if block.Type != "PUBLIC KEY" {
-			return nil, want
-		}
-		der = block.Bytes
-	} else {
-		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
-		if err != nil {
-			return nil, want
-		}
-		der = b
-	}
-	pub, err := x509.ParsePKIXPublicKey(der)
+	key, err := pubkey.P256([]byte(text))
 	if err != nil {
+		if strings.Contains(err.Error(), "PEM block") {
+			return nil, want + " (not a certificate)"
+		}
 		return nil, want
 	}
-	if key, ok := pub.(*ecdsa.PublicKey); !ok || key.Curve != elliptic.P256() {
+	der, err := x509.MarshalPKIXPublicKey(key)
+	if err != nil {
 		return nil, want
 	}
 	return der, ""

@@ -1,12 +1,9 @@
 package runtime
 
 import (
-	"crypto/ed25519"
-	"crypto/x509"
-	"encoding/base64"
-	"encoding/pem"
 	"net/url"
 	"strings"
+	"switchboard/engine/pubkey"
 )
 
 // Default headers of the ed25519 verifier: Telnyx's.
@@ -65,27 +62,6 @@ func (r *reader) decodeGatewayVerifier(m *mapping, v *Verifier) {
 // ed25519PublicKey reads an Ed25519 public key written as the base64 of its 32 bytes, as the
 // base64 of a DER SubjectPublicKeyInfo, or as a PEM PUBLIC KEY block, and returns its 32 bytes.
 func ed25519PublicKey(b []byte) ([]byte, bool) {
-	text := strings.TrimSpace(string(b))
-	var der []byte
-	if block, _ := pem.Decode([]byte(text)); block != nil {
-		if block.Type != "PUBLIC KEY" {
-			return nil, false
-		}
-		der = block.Bytes
-	} else {
-		decoded, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
-		if err != nil {
-			return nil, false
-		}
-		if len(decoded) == ed25519.PublicKeySize {
-			return decoded, true
-		}
-		der = decoded
-	}
-	pub, err := x509.ParsePKIXPublicKey(der)
-	if err != nil {
-		return nil, false
-	}
-	key, ok := pub.(ed25519.PublicKey)
-	return []byte(key), ok
+	key, err := pubkey.Ed25519(b)
+	return []byte(key), err == nil
 }

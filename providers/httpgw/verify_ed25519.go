@@ -1,19 +1,16 @@
 package httpgw
 
 import (
-	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/pem"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 
 	"switchboard/engine"
+	"switchboard/engine/pubkey"
 )
 
 // Default headers of the ed25519 verifier: Telnyx's.
@@ -85,37 +82,4 @@ func (v *ed25519Verifier) Verify(r *http.Request, _ string, body []byte) error {
 
 // ParseEd25519PublicKey reads an Ed25519 public key given as its 32 raw bytes, their base64
 // (how Telnyx shows it), a DER SubjectPublicKeyInfo, its base64, or a PEM PUBLIC KEY block.
-func ParseEd25519PublicKey(b []byte) (ed25519.PublicKey, error) {
-	if len(b) == ed25519.PublicKeySize {
-		return ed25519.PublicKey(bytes.Clone(b)), nil
-	}
-	text := bytes.TrimSpace(b)
-	if len(text) == 0 {
-		return nil, errors.New("empty")
-	}
-	der := text
-	if block, _ := pem.Decode(text); block != nil {
-		if block.Type != "PUBLIC KEY" {
-			return nil, fmt.Errorf("PEM block %q is not a PUBLIC KEY", block.Type)
-		}
-		der = block.Bytes
-	} else if text[0] != 0x30 {
-		decoded, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(string(text)), ""))
-		if err != nil {
-			return nil, errors.New("neither 32 raw bytes, base64, DER nor PEM")
-		}
-		if len(decoded) == ed25519.PublicKeySize {
-			return ed25519.PublicKey(decoded), nil
-		}
-		der = decoded
-	}
-	pub, err := x509.ParsePKIXPublicKey(der)
-	if err != nil {
-		return nil, fmt.Errorf("not a SubjectPublicKeyInfo: %w", err)
-	}
-	key, ok := pub.(ed25519.PublicKey)
-	if !ok {
-		return nil, errors.New("not an Ed25519 key")
-	}
-	return key, nil
-}
+func ParseEd25519PublicKey(b []byte) (ed25519.PublicKey, error) { return pubkey.Ed25519(b) }
