@@ -18,7 +18,7 @@ func handRuntime(t *testing.T) (*runtime.Runtime, *packages.Provider) {
 	public, _ := url.Parse("https://sb.example/")
 	rt := &runtime.Runtime{
 		PublicURL: public,
-		Sandbox: runtime.Sandbox{SourceBytes: 4096, PrepareMilliseconds: 50, ReceiptMilliseconds: 20},
+		Sandbox:   runtime.Sandbox{SourceBytes: 4096, PrepareMilliseconds: 50, ReceiptMilliseconds: 20},
 		Providers: map[string]*runtime.ProviderConfig{"sms": {ID: "sms", Kind: runtime.KindHTTP, HTTP: &runtime.HTTPProvider{
 			BaseURL: base, Timeout: 3 * time.Second, Parameters: map[string]string{"accountId": "AC1"}, MaximumResponseBytes: 1024, ConcurrencyLimit: 4, RatePerSecond: 50,
 			Authentication: runtime.HTTPAuth{Kind: runtime.AuthOAuth2ClientCredentials, TokenURL: token, ClientID: "client",

@@ -1,5 +1,5 @@
 // Package httpgw is the provider for HTTP gateways (SMS, chat and email APIs) driven by a small
-// JavaScript adapter (SPEC section 3.3).
+// JavaScript adapter (examples/adapters/README.md is the guide to writing one).
 //
 // It owns the whole send path of one http provider: turning an engine.Outbound into the plain
 // input of the adapter's prepare function, validating what prepare returns (the target must stay
