@@ -25,7 +25,7 @@ type Outbound struct {
 	Generation     int
 	Attempt        int
 	Channel        Channel
-	Recipient      string            // the address: email address, E.164 number or peer id
+	Recipient      string            // the address: email address, E.164 number, peer id or chat address
 	Parts          map[string]string // rendered parts by name: subject, text, html, body
 	ContentType    string            // peer body content type
 	SenderProfile  SenderProfileView

@@ -66,7 +66,13 @@ func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body 
 		return AcceptResult{}, NewProblem(CodeContentInvalid, fmt.Sprintf("a %s message needs to.%s", channel, RecipientKindFor(channel)))
 	}
 	if err := CheckAddress(kind, address); err != nil {
-		return AcceptResult{}, NewProblem(CodeUnprocessable, err.Error())
+		// A chat address is checked for its form only (the gateway owns what it means), so a
+		// bad one is a malformed request rather than an unprocessable recipient.
+		code := CodeUnprocessable
+		if kind == RecipientAddress {
+			code = CodeRequestInvalid
+		}
+		return AcceptResult{}, NewProblem(code, err.Error())
 	}
 	parts, contentType, err := s.render(access, sp, req)
 	if err != nil {
@@ -229,26 +235,40 @@ func directContent(access *packages.AccessProfile, sp *packages.SenderProfile, c
 		}
 		return map[string]string{"subject": subject, "text": text}, "", nil
 	case ChannelSMS:
-		if c.Subject != "" {
-			return nil, "", NewProblem(CodeContentInvalid, "an sms has no subject")
-		}
-		text, err := packages.CleanPart("text", c.Text)
+		text, err := onePart(c, "text", "an sms has no subject")
 		if err != nil {
-			return nil, "", ProblemFrom(err, CodeContentTooLarge)
+			return nil, "", err
 		}
 		if err := packages.CheckSegments(packages.CountSMS(text), sp.MaximumSegments); err != nil {
 			return nil, "", ProblemFrom(err, CodeTooManySegments)
 		}
 		return map[string]string{"text": text}, "", nil
+	case ChannelChat:
+		// Direct chat content is {text}: the optional JSON body part (blocks, cards) comes from
+		// a template only, where it is validated as JSON at render.
+		text, err := onePart(c, "text", "a chat message has no subject")
+		if err != nil {
+			return nil, "", err
+		}
+		return map[string]string{"text": text}, "", nil
 	}
-	if c.Subject != "" {
-		return nil, "", NewProblem(CodeContentInvalid, "a peer message has no subject")
-	}
-	body, err := packages.CleanPart("body", c.Text)
+	body, err := onePart(c, "body", "a peer message has no subject")
 	if err != nil {
-		return nil, "", ProblemFrom(err, CodeContentTooLarge)
+		return nil, "", err
 	}
 	return map[string]string{"body": body}, "text/plain; charset=utf-8", nil
+}
+
+// onePart is direct content of a channel without subject: content.text, cleaned as part.
+func onePart(c *DirectContent, part, noSubject string) (string, error) {
+	if c.Subject != "" {
+		return "", NewProblem(CodeContentInvalid, noSubject)
+	}
+	text, err := packages.CleanPart(part, c.Text)
+	if err != nil {
+		return "", ProblemFrom(err, CodeContentTooLarge)
+	}
+	return text, nil
 }
 
 // ProblemFrom turns a packages error carrying a Code() into a Problem; its message is written

@@ -85,7 +85,7 @@ func (l *loader) templateYAML(t *Template, rel string) bool {
 	if m == nil {
 		return false
 	}
-	t.Channel, _ = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer)
+	t.Channel, _ = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer, channelChat)
 	if m.required("locales") {
 		locs := m.strList("locales")
 		if len(locs) == 0 || len(locs) > maxLocales {
@@ -141,6 +141,15 @@ func checkParts(channel string, parts []string) string {
 		if len(parts) != 1 || parts[0] != "body" {
 			return "peer templates have exactly one part: body"
 		}
+	case channelChat:
+		for _, p := range parts {
+			if p != "text" && p != "body" {
+				return "chat templates have the part text and optionally body (a JSON document); " + strconv.Quote(p) + " is not one"
+			}
+		}
+		if !contains(parts, "text") {
+			return "chat templates need the part text"
+		}
 	}
 	return ""
 }
@@ -181,7 +190,7 @@ func (l *loader) loadLocale(t *Template, dir, loc string) {
 		// One final line break ends the file; it is not part of the text (an SMS or a subject
 		// must not gain a newline because editors end files with one).
 		src := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
-		p, err := newPart(part, rel, loc, src)
+		p, err := newPart(part, partLimit(t.Channel, part), rel, loc, src)
 		if err != nil {
 			line, msg := parseFailure(err)
 			l.diags.add(CodeTemplateInvalid, rel, line, "", "%s", msg)

@@ -17,7 +17,7 @@ func TestCompileRefusals(t *testing.T) {
 		optional []string
 		want     string
 	}{
-		{"syntax error", "function prepare( { return 1 }", []string{"prepare"}, nil, "syntax error: SyntaxError: test.js: Line 1:28"},
+		{"syntax error", "function prepare( { return 1 }", []string{"prepare"}, nil, "test.js:1:28: syntax error: Unexpected number"},
 		{"module syntax", "export function prepare() {}", []string{"prepare"}, nil, "syntax error"},
 		{"source over 64 KiB", "function prepare() {}\n//" + strings.Repeat("x", 64<<10), []string{"prepare"}, nil, "over the limit of 65536"},
 		{"missing required entry point", "function interpret() {}", []string{"prepare", "receipt"}, []string{"interpret"}, "not defined as functions: prepare, receipt"},

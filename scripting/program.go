@@ -88,7 +88,7 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	}
 	tree, err := goja.Parse(name, source, parser.WithDisableSourceMaps)
 	if err != nil {
-		return nil, invalid("syntax error: %v", err)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidScript, syntaxMessage(name, err))
 	}
 	if idx, found := findBigIntLiteral(tree); found {
 		return nil, invalid("%s: BigInt literals are not allowed in the sandbox", tree.File.Position(int(idx)-tree.File.Base()))

@@ -20,6 +20,7 @@ import (
 
 	"switchboard/engine/auth"
 	"switchboard/engine/enginetest"
+	"switchboard/packages"
 	"switchboard/providers/httpgw/mockgw"
 )
 
@@ -86,8 +87,7 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.gw.Close() })
-	session := devSession{API: e.srv.URL, Gateways: map[string]string{"sms-gateway": strings.TrimSuffix(gwURL, "/")},
-		Clients: clientsOf(pkg)}
+	session := devSession{API: e.srv.URL, Gateways: oneMockForAll(pkg, gwURL), Clients: clientsOf(pkg)}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		t.Fatal(err)
 	}
@@ -245,4 +245,16 @@ func (o *openAPI) check(t *testing.T, schema string, raw []byte) {
 	if err := o.schemas[schema].Validate(v); err != nil {
 		t.Fatalf("body does not match %s: %v\n%s", schema, err, raw)
 	}
+}
+
+// oneMockForAll points every http provider of pkg at one mock gateway, which serves the SMS and
+// the chat endpoints.
+func oneMockForAll(pkg *packages.Package, gwURL string) map[string]string {
+	out := map[string]string{}
+	for _, p := range pkg.Providers {
+		if p.Kind == "http" {
+			out[p.ID] = strings.TrimSuffix(gwURL, "/")
+		}
+	}
+	return out
 }

@@ -25,6 +25,9 @@ type cliError struct {
 	exit  int
 	diags []diagnostic
 	cause error
+	// reported says the command already printed the failure in full (its -o json document):
+	// report adds nothing, so that stdout holds one JSON document.
+	reported bool
 }
 
 func (e *cliError) Error() string {
@@ -95,6 +98,9 @@ func classify(err error) *cliError {
 // report prints a failure in the chosen format and returns its exit code.
 func (a *app) report(err error) int {
 	ce := classify(err)
+	if ce.reported && a.json() {
+		return ce.exit
+	}
 	if a.json() {
 		body, _ := json.Marshal(map[string]any{"ok": false, "diagnostics": ce.diags})
 		fmt.Fprintln(a.stdout, string(body))

@@ -64,6 +64,8 @@ func decodeRecipient(v jsonread.Value, r *engine.Recipient) error {
 			return stringMember("to.phone", val, &r.Phone)
 		case "peer":
 			return stringMember("to.peer", val, &r.Peer)
+		case "address":
+			return stringMember("to.address", val, &r.Address)
 		}
 		return unknownMember("to", name)
 	})

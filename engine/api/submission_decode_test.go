@@ -23,6 +23,8 @@ var submissionCases = map[string]struct {
 	"content and times": {" {\n \"senderProfile\" : \"x\", \"to\":{\"email\":\"a@b.c\"},\"content\":{\"text\":\"hi\",\"subject\":\"s\"},\"notBefore\":\"2026-11-30T10:00:00+01:00\",\"expiresAt\":\"2026-12-01T00:00:00Z\",\"correlationId\":\"c-1\"} ", nil},
 	"escaped strings":   {`{"senderProfile":"a\u0062\n\"c\"","to":{"peer":"12D3KooW\/x"},"locale":"\u00e9"}`, nil},
 	"escaped name":      {`{"\u0073enderProfile":"x"}`, nil},
+	"chat address":      {`{"senderProfile":"team-chat","to":{"address":"C0123ABCD"},"content":{"text":"hi"}}`, nil},
+	"repeated address":  {`{"to":{"address":"a","address":"b"}}`, &jsonread.Error{Reason: jsonread.Duplicate}},
 	"data of any kind":  {`{"data":"text"}`, nil},
 	"data number":       {`{"data": 12.50 }`, nil},
 	"data null":         {`{"data":null}`, nil},

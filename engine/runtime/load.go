@@ -14,7 +14,7 @@ const maxRuntimeFileBytes = 1 << 20
 
 // topKeys are the members of the runtime document.
 var topKeys = []string{"apiVersion", "kind", "package", "listen", "database", "secrets",
-	"authentication", "providers", "dispatch", "audit", "retention", "sandbox", "console"}
+	"authentication", "providers", "dispatch", "audit", "retention", "sandbox", "console", "publicUrl"}
 
 // Load reads, substitutes, decodes and validates the runtime file at path and resolves every
 // secret it references. getenv is os.Getenv in production (injected for tests); nil means an
@@ -58,6 +58,7 @@ func parse(abs string, data []byte, getenv func(string) string) (*Runtime, error
 	r.secrets = r.decodeSecrets(doc)
 	rt.Package = r.decodePackage(doc)
 	rt.Listen = r.decodeListen(doc)
+	rt.PublicURL = r.decodePublicURL(doc)
 	rt.Database = r.decodeDatabase(doc)
 	rt.Authentication = r.decodeAuthentication(doc)
 	rt.Providers = r.decodeProviders(doc)

@@ -1,6 +1,9 @@
 package runtime
 
-import "time"
+import (
+	"net/url"
+	"time"
+)
 
 // APIVersion and Kind are the envelope every runtime file must carry.
 const (
@@ -29,6 +32,10 @@ type Runtime struct {
 	Path, Dir string
 	Package   PackageRef
 	Listen    Listen
+	// PublicURL is the externally reachable base URL of the API listener (member publicUrl,
+	// optional; always ending with "/"): CallbackURL builds each provider's callback URL from
+	// it. nil when the file has none.
+	PublicURL *url.URL
 	Database  Database
 	// Authentication configures the bearer-token checks of SPEC section 5.
 	Authentication Authentication

@@ -1,3 +1,4 @@
+// @ts-check
 // Adapter for Twilio Programmable Messaging (SMS).
 //
 // Request:  POST <baseUrl>Messages.json, form-encoded {To, From | MessagingServiceSid, Body,
@@ -21,6 +22,11 @@ var TRANSIENT_CODES = {
   "21611": true  // this sender has too many queued messages
 };
 
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   var form = {To: message.recipient, Body: message.parts.text};
   if (/^MG[0-9a-fA-F]{32}$/.test(profile.sender)) {
@@ -48,6 +54,10 @@ function lookup(table, key) {
   return typeof key === "string" && Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
 }
 
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   var status = response.status;
   var body = response.body;
@@ -81,6 +91,10 @@ var REPORTS = {
   canceled: "undelivered"
 };
 
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.Receipt | Switchboard.Receipt[] | null}
+ */
 function receipt(request) {
   var form = request.form;
   if (!isObject(form) || typeof form.MessageSid !== "string" || form.MessageSid === "") {

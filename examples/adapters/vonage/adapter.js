@@ -1,3 +1,4 @@
+// @ts-check
 // Adapter for the Vonage SMS API.
 //
 // Request:  POST <baseUrl>sms/json (baseUrl https://rest.nexmo.com/), form-encoded
@@ -53,6 +54,11 @@ function digitsOnly(number) {
   return /^\+[0-9]{6,15}$/.test(number) ? number.substring(1) : number;
 }
 
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   var form = {
     from: digitsOnly(profile.sender), // alphanumeric senders pass as they are
@@ -95,6 +101,10 @@ function text(v) {
   return typeof v === "number" ? String(v) : typeof v === "string" ? v : "";
 }
 
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   var status = response.status;
   if (status !== 200) {
@@ -124,6 +134,7 @@ function interpret(response) {
     }
   }
   if (taken !== null) {
+    /** @type {Switchboard.Interpretation} */
     var out = {outcome: "accepted"};
     var ref = normalizeReference(taken["message-id"]);
     if (ref !== "") {
@@ -141,6 +152,10 @@ function interpret(response) {
   return {outcome: "permanent", code: statusCode};
 }
 
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.Receipt | Switchboard.Receipt[] | null}
+ */
 function receipt(request) {
   var p = isObject(request.form) ? request.form : isObject(request.json) ? request.json : request.query;
   if (!isObject(p) || normalizeReference(text(p.messageId)) === "") {

@@ -42,12 +42,12 @@ func (a *adapter) callback(p *httpgw.Provider, sign signer, ev event, now time.T
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	if err := p.VerifyCallback(r, routeToken(r.URL.Path), body); err != nil {
-		return callbackResult{verified: false}, "", nil
+		return callbackResult{verified: false}, "the callback was not verified (the verifier's reason is logged only)", nil
 	}
 	receipts, err := p.ParseReceipts(context.Background(), r, body)
 	switch {
 	case err != nil:
-		return callbackResult{verified: true, errCode: engine.CodeOf(err)}, "(error: " + err.Error() + ")\n", nil
+		return callbackResult{verified: true, errCode: engine.CodeOf(err)}, engine.CodeOf(err) + ": " + err.Error(), nil
 	case len(receipts) == 0:
 		return callbackResult{verified: true, ignored: true}, "", nil
 	}

@@ -42,6 +42,10 @@ func renderRequest(req *recorded, declared map[string]bool) string {
 	return b.String()
 }
 
+// RenderBody shows a request body as golden cases do (JSON indented, form fields one per
+// line); `switchboard adapter run` prints it.
+func RenderBody(contentType string, body []byte) string { return renderBody(contentType, body) }
+
 // renderBody shows a body readably: JSON indented by two spaces, a form one field per line
 // (joined with "&" on the wire), anything else as it is.
 func renderBody(contentType string, body []byte) string {

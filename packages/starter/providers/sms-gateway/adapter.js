@@ -1,3 +1,4 @@
+// @ts-check
 // Adapter for the quickstart SMS gateway (the JSON mock of `switchboard dev`).
 //
 // Request:  POST <baseUrl>messages  {"to", "from", "text", "reference"}
@@ -5,6 +6,11 @@
 // Callback: {"id": "<gateway message id>", "status": "sent" | "delivered" | "undelivered"}
 //           (or an array of them), signed by the runtime's callbackVerifier.
 
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   return {
     target: "messages",
@@ -30,6 +36,10 @@ function retryAfterSeconds(headers) {
   return undefined;
 }
 
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   var status = response.status;
   if (status >= 200 && status < 300) {
@@ -41,6 +51,7 @@ function interpret(response) {
     return {outcome: "accepted"};
   }
   if (status === 408 || status === 429 || status === 503) {
+    /** @type {Switchboard.Interpretation} */
     var result = {outcome: "transient"};
     var after = retryAfterSeconds(response.headers);
     if (after !== undefined) {
@@ -64,6 +75,10 @@ function oneReceipt(r) {
   return {providerReference: r.id, report: r.status};
 }
 
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.Receipt | Switchboard.Receipt[] | null}
+ */
 function receipt(request) {
   var body = request.json;
   if (Object.prototype.toString.call(body) === "[object Array]") {
