@@ -19,12 +19,20 @@ type Inbox interface {
 	ListInbox(ctx context.Context, after string, limit int) ([]InboxEntry, string, error)
 }
 
-// InboxEntry is one received peer message.
+// InboxEntry is one received message: an envelope from a peer, or an inbound message a gateway
+// posted (a reply SMS, an inbound chat message).
 type InboxEntry struct {
-	ID         string // inbox id, also the cursor
-	From       string // sender peer id
-	Protocol   string
-	MessageID  string // the envelope's messageId
+	ID string // inbox id, also the cursor
+	// Channel is peer, sms, email or chat; empty means peer.
+	Channel Channel
+	// Provider is the id of the provider that received it.
+	Provider string
+	// From is the sender: its peer id, or its address as the gateway gives it.
+	From string
+	// To is the address it was sent to: this host's peer id, or the gateway's number or address.
+	To        string
+	Protocol  string // the envelope's protocol; empty for a gateway's entry
+	MessageID string // the envelope's messageId, or the gateway's provider reference
 	TsMs       uint64
 	ReceivedAt time.Time
 	Payload    []byte

@@ -118,6 +118,7 @@ func (o *finishOp) finishInSteps(b *batch, attempt, update []any) error {
 	if err := b.audit(o.f.Audit); err != nil {
 		return fmt.Errorf("store: finish %s: %w", id, err)
 	}
+	b.messageChanged(id)
 	return nil
 }
 
@@ -142,6 +143,7 @@ func (o *finishOp) finishFolded(b *batch, attempt, update []any) error {
 		return fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, res.Updated)
 	}
 	b.chain = next
+	b.messageChanged(id)
 	return nil
 }
 
@@ -207,6 +209,7 @@ func (b *batch) applyPendingReceipts(id, provider string, report engine.Report, 
 		if err := b.execCached(q.applyReport, string(report), reportedAt, ms(at), id); err != nil {
 			return fmt.Errorf("apply kept receipts: %w", err)
 		}
+		b.messageChanged(id)
 	}
 	if err := b.execCached(q.markApplied, ms(at), cur.Provider, ref); err != nil {
 		return fmt.Errorf("consume kept receipts: %w", err)

@@ -50,6 +50,9 @@ func (s *Store) PutInbox(ctx context.Context, entry engine.InboxEntry) (engine.I
 	if entry.Payload == nil {
 		entry.Payload = []byte{} // NULL means erased
 	}
+	if entry.Channel == "" {
+		entry.Channel = engine.ChannelPeer
+	}
 	o := &inboxOp{q: &s.q.inbox, entry: entry}
 	if len(entry.Response) <= MaxCachedResponse {
 		o.cached = entry.Response
@@ -129,12 +132,13 @@ func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 	}
 	// ts_ms is a signed 64-bit column: the envelope's uint64 is stored as its bit pattern.
 	if err := b.execCached(o.q.entry, e.ID, e.From, e.Protocol, e.MessageID, int64(e.TsMs),
-		ms(e.ReceivedAt), len(e.Payload), e.Payload); err != nil {
+		ms(e.ReceivedAt), len(e.Payload), e.Payload, string(e.Channel), e.Provider, e.To); err != nil {
 		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: %w", e.ID, err)
 	}
 	if err := b.audit(inboxAudit(e)); err != nil {
 		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: %w", e.ID, err)
 	}
+	b.inboxStored(e.ID, e.Provider)
 	return engine.InboxResult{InboxID: e.ID, Response: e.Response}, nil
 }
 
@@ -266,12 +270,16 @@ type inboxRow struct {
 	ReceivedAt      int64         `db:"received_at"`
 	Payload         []byte        `db:"payload"`
 	PayloadErasedAt sql.NullInt64 `db:"payload_erased_at"`
+	Channel         string        `db:"channel"`
+	Provider        string        `db:"provider"`
+	To              string        `db:"to_address"`
 }
 
 // entry converts the row to the engine's inbox entry.
 func (r *inboxRow) entry() engine.InboxEntry {
 	e := engine.InboxEntry{
-		ID: r.ID, From: r.From, Protocol: r.Protocol, MessageID: r.MessageID,
+		ID: r.ID, Channel: engine.Channel(r.Channel), Provider: r.Provider, From: r.From, To: r.To,
+		Protocol: r.Protocol, MessageID: r.MessageID,
 		TsMs: uint64(r.TsMs), ReceivedAt: fromMs(r.ReceivedAt), Payload: r.Payload,
 	}
 	switch {

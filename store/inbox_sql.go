@@ -10,7 +10,7 @@ package store
 
 // inboxColumns are the columns of one inbox entry, in the order inboxRow reads them.
 const inboxColumns = `id, from_peer, protocol, message_id, ts_ms, received_at, payload,
-	payload_erased_at`
+	payload_erased_at, channel, provider, to_address`
 
 type inboxSQL struct {
 	idemInsert string
@@ -33,7 +33,8 @@ func newInboxSQL(d *dialect) inboxSQL {
 		idemSelect: d.rebind(`SELECT response, inbox_id FROM peer_idempotency
 			WHERE peer = ? AND protocol = ? AND message_id = ? AND direction = 'in'`),
 		entry: d.rebind(`INSERT INTO peer_inbox (id, from_peer, protocol, message_id, ts_ms,
-			received_at, payload_bytes, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+			received_at, payload_bytes, payload, channel, provider, to_address)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 
 		// Statement 1 of a page: ids and the sizes of the payloads still kept, through the
 		// primary key. SQLite answers length() of a BLOB from the record header, without reading

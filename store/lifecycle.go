@@ -52,6 +52,7 @@ func (o *cancelOp) apply(b *batch) error {
 		if err := b.audit(o.audit); err != nil {
 			return fmt.Errorf("store: cancel %s: %w", o.id, err)
 		}
+		b.messageChanged(o.id)
 		o.msg, err = readMessage(b.ctx, b.w.conn, &b.s.q.msg, o.id)
 		return err
 	})
@@ -117,6 +118,7 @@ func (o *expireOp) apply(b *batch) error {
 		if _, err := b.execIn(q.expireAttempt, now, now, ids); err != nil {
 			return fmt.Errorf("store: expire: attempts: %w", err)
 		}
+		b.messageChanged(ids...)
 		for _, id := range ids {
 			if err := b.audit(engine.AuditEntry{Event: "message.expired", Actor: "worker",
 				MessageID: id, Outcome: string(engine.DispatchExpired), At: o.now}); err != nil {

@@ -103,6 +103,7 @@ func (b *batch) applyReceipt(id string, report engine.Report, audit engine.Audit
 		if err := b.execCached(q.applyReport, string(report), ms(now), ms(now), id); err != nil {
 			return fmt.Errorf("apply: %w", err)
 		}
+		b.messageChanged(id)
 		return b.audit(audit)
 	}
 	args, next := b.auditRow(audit)
@@ -115,6 +116,7 @@ func (b *batch) applyReceipt(id string, report engine.Report, audit engine.Audit
 		return fmt.Errorf("apply: message %s changed under the receipt (%d rows)", id, n)
 	}
 	b.chain = next
+	b.messageChanged(id)
 	return nil
 }
 

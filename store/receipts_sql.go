@@ -23,7 +23,7 @@ func newReceiptSQL(d *dialect) receiptSQL {
 		// progress) is skipped: the receipt is kept and applied by the next reconcile pass, so
 		// that receipts never wait for, or deadlock with, another writer's locks.
 		match: d.rebind(`SELECT id, report FROM messages WHERE provider = ? AND provider_ref = ?` + d.lockMatch),
-		applyReport: d.rebind(`UPDATE messages SET report = ?, reported_at = ?, updated_at = ?
+		applyReport: d.rebind(`UPDATE messages SET report = ?, event_seq = event_seq + 1, reported_at = ?, updated_at = ?
 			WHERE id = ?`),
 		keep: d.rebind(`INSERT INTO receipts (provider, provider_ref, report, code, received_at)
 			VALUES (?, ?, ?, ?, ?)`),
@@ -50,7 +50,7 @@ func newReceiptSQL(d *dialect) receiptSQL {
 // (PostgreSQL). Its parameters are applyReport's, then the audit record's; it answers how
 // many messages it updated.
 const applyJournaled = `WITH u AS (
-	UPDATE messages SET report = CAST(? AS TEXT), reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT)
+	UPDATE messages SET report = CAST(? AS TEXT), event_seq = event_seq + 1, reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT)
 	WHERE id = CAST(? AS TEXT)
 	RETURNING id
 )` + journalUpdated + `
