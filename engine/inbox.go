@@ -30,9 +30,9 @@ type InboxEntry struct {
 	// From is the sender: its peer id, or its address as the gateway gives it.
 	From string
 	// To is the address it was sent to: this host's peer id, or the gateway's number or address.
-	To        string
-	Protocol  string // the envelope's protocol; empty for a gateway's entry
-	MessageID string // the envelope's messageId, or the gateway's provider reference
+	To         string
+	Protocol   string // the envelope's protocol; empty for a gateway's entry
+	MessageID  string // the envelope's messageId, or the gateway's provider reference
 	TsMs       uint64
 	ReceivedAt time.Time
 	Payload    []byte
