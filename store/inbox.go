@@ -105,7 +105,7 @@ func (o *inboxOp) apply(b *batch) error {
 func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 	e := &o.entry
 	if e.ID == "" {
-		id, err := o.newID(b)
+		id, err := newInboxID(b)
 		if err != nil {
 			return engine.InboxResult{}, fmt.Errorf("store: put inbox entry: new id: %w", err)
 		}
@@ -150,12 +150,12 @@ func inboxAudit(e *engine.InboxEntry) engine.AuditEntry {
 	return engine.AuditEntry{Event: "inbox.received", Actor: "peer", MessageID: e.ID, Outcome: e.Protocol, At: e.ReceivedAt}
 }
 
-// newID draws the id of a new inbox entry so that ids sort as the entries commit. The writer
+// newInboxID draws the id of a new inbox entry so that ids sort as the entries commit. The writer
 // applies operations in commit order, and UUIDv7s drawn in one process increase. On PostgreSQL,
 // where other instances write too, the entry first takes the inbox lock (held until its batch
 // commits) and its id is made greater than every id already stored, whatever the other
 // instances' clocks say.
-func (o *inboxOp) newID(b *batch) (string, error) {
+func newInboxID(b *batch) (string, error) {
 	u, err := uuid.NewV7()
 	if err != nil {
 		return "", err
@@ -206,6 +206,15 @@ func idAfter(u uuid.UUID, last string) string {
 // A limit out of range or an after that is not a canonical UUID is refused with an
 // engine.Problem of code request.invalid.
 func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engine.InboxEntry, string, error) {
+	return s.ListInboxOf(ctx, after, limit, nil)
+}
+
+// ListInboxOf is ListInbox restricted to the entries received by providers (nil: every entry, an
+// empty list: none), for receivers whose access profile lists inboxProviders.
+func (s *Store) ListInboxOf(ctx context.Context, after string, limit int, providers []string) ([]engine.InboxEntry, string, error) {
+	if providers != nil && len(providers) == 0 {
+		return nil, "", nil
+	}
 	if limit < 1 || limit > engine.MaxListLimit {
 		return nil, "", engine.NewProblem(engine.CodeRequestInvalid,
 			"limit must be between 1 and "+strconv.Itoa(engine.MaxListLimit))
@@ -220,7 +229,12 @@ func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engin
 	}
 	defer func() { _ = tx.Rollback() }()
 	var sizes []inboxSize
-	if err := tx.SelectContext(ctx, &sizes, q.pageSizes, after, limit); err != nil {
+	sizesQuery, sizesArgs := q.pageSizes, []any{after, limit}
+	rowsQuery := q.pageRows
+	if providers != nil {
+		sizesQuery, sizesArgs, rowsQuery = q.pageSizesOf, []any{after, providers, limit}, q.pageRowsOf
+	}
+	if err := selectIn(ctx, tx, s.d, &sizes, sizesQuery, sizesArgs...); err != nil {
 		return nil, "", fmt.Errorf("store: list inbox: sizes: %w", err)
 	}
 	if len(sizes) == 0 {
@@ -228,7 +242,11 @@ func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engin
 	}
 	last := sizes[admitInbox(sizes, InboxPageBytes)].ID
 	var rows []inboxRow
-	if err := tx.SelectContext(ctx, &rows, q.pageRows, after, last); err != nil {
+	rowsArgs := []any{after, last}
+	if providers != nil {
+		rowsArgs = append(rowsArgs, providers)
+	}
+	if err := selectIn(ctx, tx, s.d, &rows, rowsQuery, rowsArgs...); err != nil {
 		return nil, "", fmt.Errorf("store: list inbox: %w", err)
 	}
 	entries := make([]engine.InboxEntry, len(rows))

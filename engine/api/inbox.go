@@ -19,11 +19,18 @@ import (
 // DefaultInboxLimit is the page size of GET /v1/inbox without a limit parameter.
 const DefaultInboxLimit = 100
 
-// InboxEntryView is one received peer message as GET /v1/inbox and `switchboard inbox list
-// -o json` show it.
+// InboxEntryView is one received message as GET /v1/inbox, `switchboard inbox list -o json` and
+// inbox.received events show it.
 type InboxEntryView struct {
-	ID         string    `json:"id"`
-	From       string    `json:"from"`
+	ID string `json:"id"`
+	// Channel is peer, sms, email or chat.
+	Channel string `json:"channel"`
+	// Provider is the provider that received it.
+	Provider string `json:"provider"`
+	// From is the sender's peer id, or its address as the gateway gives it.
+	From string `json:"from"`
+	// To is the address it was sent to: this host's peer id, or the gateway's number or address.
+	To         string    `json:"to"`
 	Protocol   string    `json:"protocol"`
 	MessageID  string    `json:"messageId"`
 	TsMs       uint64    `json:"tsMs"`
@@ -51,8 +58,12 @@ type InboxPage struct {
 // NewInboxEntryView builds the view of one entry. A nil Payload is an erased one (see
 // store.ListInbox); an empty non-nil one is an empty payload.
 func NewInboxEntryView(e *engine.InboxEntry) InboxEntryView {
+	channel := string(e.Channel)
+	if channel == "" {
+		channel = string(engine.ChannelPeer)
+	}
 	v := InboxEntryView{
-		ID: e.ID, From: e.From, Protocol: e.Protocol, MessageID: e.MessageID, TsMs: e.TsMs,
+		ID: e.ID, Channel: channel, Provider: e.Provider, From: e.From, To: e.To, Protocol: e.Protocol, MessageID: e.MessageID, TsMs: e.TsMs,
 		ReceivedAt: e.ReceivedAt.UTC(), PayloadBytes: len(e.Payload),
 		PayloadBase64: base64.StdEncoding.EncodeToString(e.Payload), PayloadErased: e.Payload == nil,
 	}
