@@ -70,21 +70,23 @@ func newEventSQL(d *dialect) eventSQL {
 		// A delivered attempt: the row is delivered unless a newer change arrived meanwhile,
 		// which is then due at once with no attempt yet. Parameters: at, status, sequence (sent),
 		// at, then sequence four times, at twice, id and token.
-		delivered: d.rebind(`UPDATE webhook_events SET last_attempt_at = ?, last_status = ?, last_error = '',
-			delivered_sequence = ?, delivered_at = ?, lease_token = NULL,
-			attempts = CASE WHEN sequence > ? THEN 0 ELSE attempts + 1 END,
-			state = CASE WHEN sequence > ? THEN 'pending' ELSE 'delivered' END,
-			final_at = CASE WHEN sequence > ? THEN NULL ELSE ? END,
-			next_attempt_at = ?
+		delivered: d.rebind(`UPDATE webhook_events SET last_attempt_at = CAST(? AS BIGINT),
+			last_status = CAST(? AS BIGINT), last_error = '',
+			delivered_sequence = CAST(? AS BIGINT), delivered_at = CAST(? AS BIGINT), lease_token = NULL,
+			attempts = CASE WHEN sequence > CAST(? AS BIGINT) THEN 0 ELSE attempts + 1 END,
+			state = CASE WHEN sequence > CAST(? AS BIGINT) THEN 'pending' ELSE 'delivered' END,
+			final_at = CASE WHEN sequence > CAST(? AS BIGINT) THEN NULL ELSE CAST(? AS BIGINT) END,
+			next_attempt_at = CAST(? AS BIGINT)
 			WHERE id = ? AND lease_token = ?`),
 		// An undelivered attempt: due again at next_attempt_at, or failed when the schedule is
 		// spent (a newer change keeps the row pending). Parameters: at, status, error, give up
 		// (0 or 1), sequence, give up, sequence, at, next, id, token.
-		undelivered: d.rebind(`UPDATE webhook_events SET last_attempt_at = ?, last_status = ?, last_error = ?,
+		undelivered: d.rebind(`UPDATE webhook_events SET last_attempt_at = CAST(? AS BIGINT),
+			last_status = CAST(? AS BIGINT), last_error = CAST(? AS TEXT),
 			lease_token = NULL, attempts = attempts + 1,
-			state = CASE WHEN ? = 1 AND sequence <= ? THEN 'failed' ELSE 'pending' END,
-			final_at = CASE WHEN ? = 1 AND sequence <= ? THEN ? ELSE NULL END,
-			next_attempt_at = ?
+			state = CASE WHEN CAST(? AS BIGINT) = 1 AND sequence <= CAST(? AS BIGINT) THEN 'failed' ELSE 'pending' END,
+			final_at = CASE WHEN CAST(? AS BIGINT) = 1 AND sequence <= CAST(? AS BIGINT) THEN CAST(? AS BIGINT) ELSE NULL END,
+			next_attempt_at = CAST(? AS BIGINT)
 			WHERE id = ? AND lease_token = ?`),
 
 		messagesByID: `SELECT ` + messageColumns + ` FROM messages WHERE id IN (?)`,

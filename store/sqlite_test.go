@@ -45,6 +45,19 @@ func TestSQLite(t *testing.T) {
 	storetest.Exercise(t, func(t *testing.T, clock engine.Clock) engine.Store { return openTemp(t, clock) })
 }
 
+func TestSQLiteEvents(t *testing.T) {
+	t.Parallel()
+	storetest.ExerciseEvents(t, func(t *testing.T, clock engine.Clock, subs []engine.Subscription) engine.Store {
+		s, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "switchboard.db"),
+			AuditKey: testKey, Clock: clock, Migrate: true, Subscriptions: subs})
+		if err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	})
+}
+
 // acceptance is a minimal valid acceptance of message id.
 func acceptance(id string, now time.Time) engine.Acceptance {
 	return engine.Acceptance{
