@@ -109,7 +109,7 @@ func testEventsWritten(t *testing.T, b *bundle) {
 func testEventsSuperseded(t *testing.T, b *bundle) {
 	b.accept("m-1")
 	b.clock.Advance(time.Second)
-	c := b.claimOne("m-1") // sending: 2
+	c := b.claimOne("m-1")                                                                        // sending: 2
 	b.mustFinish(c, engine.AttemptAccepted, engine.DispatchSubmitted, engine.ReportNone, "ref-1") // 3
 	if tally := b.receipts("sms-gateway", engine.Receipt{ProviderReference: "ref-1", Report: engine.ReportDelivered}); tally.Applied != 1 {
 		t.Fatalf("receipt tally %+v", tally)
