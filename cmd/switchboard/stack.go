@@ -13,6 +13,7 @@ import (
 	"switchboard/engine/api"
 	"switchboard/engine/auth"
 	"switchboard/engine/runtime"
+	"switchboard/engine/webhooks"
 	"switchboard/packages"
 	"switchboard/store"
 )
@@ -28,6 +29,8 @@ type stack struct {
 	dispatcher *engine.Dispatcher
 	api        *api.Server
 	metrics    *metrics
+	// webhooks delivers the outbox's events (nil without endpoints).
+	webhooks *webhooks.Worker
 }
 
 // loadRuntime loads the runtime file and its package, exactly as serve and check do.
@@ -50,7 +53,10 @@ func loadRuntime(path string, getenv func(string) string) (*runtime.Runtime, *pa
 }
 
 // openStore opens the runtime's database; migrate is true only for serve.
-func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log *slog.Logger, migrate bool) (*store.Store, []byte, error) {
+// pkg gives the webhook subscriptions the store writes events for (nil: none); eventsWritten,
+// when set, is told after each commit that wrote some.
+func openStore(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, clock engine.Clock, log *slog.Logger, migrate bool,
+	eventsWritten func()) (*store.Store, []byte, error) {
 	chainKey, pseudoKey, err := auditKeys(rt.Audit.Key.Value())
 	if err != nil {
 		return nil, nil, refused("runtime.invalid", rt.Path, err.Error())
@@ -60,6 +66,7 @@ func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log
 		Synchronous: rt.Database.Synchronous,
 		AuditKey:    chainKey, Clock: clock, Migrate: migrate, Logger: log,
 		MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes,
+		Subscriptions:   subscriptions(rt, pkg), EventsWritten: eventsWritten,
 	})
 	if err != nil {
 		where := rt.Database.Path
@@ -74,7 +81,11 @@ func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log
 // buildStack wires store, providers, dispatcher and API from a loaded runtime.
 func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, log *slog.Logger, clock engine.Clock) (*stack, error) {
 	s := &stack{rt: rt, pkg: pkg, log: log, clock: clock, metrics: newMetrics()}
-	st, pseudoKey, err := openStore(ctx, rt, s.clock, log, true)
+	st, pseudoKey, err := openStore(ctx, rt, pkg, s.clock, log, true, func() {
+		if s.webhooks != nil {
+			s.webhooks.Wake()
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +113,11 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 	if err != nil {
 		s.close()
 		return nil, err
+	}
+	if len(rt.Webhooks) > 0 {
+		s.webhooks = webhooks.New(webhooks.Config{Store: st, Endpoints: webhookEndpoints(rt), Clock: s.clock,
+			Logger: log.With("component", "webhooks"), Observe: s.metrics.observeEvent,
+			PollInterval: rt.Dispatch.PollInterval()})
 	}
 	intake := &engine.Intake{}
 	s.dispatcher = engine.NewDispatcher(engine.DispatcherConfig{
@@ -159,6 +175,16 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	}
 	dispatchDone := make(chan error, 1)
 	go func() { dispatchDone <- s.dispatcher.Run(ctx) }()
+	webhooksCtx, stopWebhooks := context.WithCancel(ctx)
+	webhooksDone := make(chan struct{})
+	go func() {
+		defer close(webhooksDone)
+		if s.webhooks != nil {
+			s.webhooks.Run(webhooksCtx)
+		}
+	}()
+	// Deliveries in flight end before the store closes, whichever way run returns.
+	defer func() { stopWebhooks(); <-webhooksDone }()
 	s.log.Info("serving", "api", apiLn.Addr().String(), "package", s.pkg.Digest)
 	var runErr error
 	select {
