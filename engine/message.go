@@ -10,6 +10,8 @@ const (
 	ChannelEmail Channel = "email"
 	ChannelSMS   Channel = "sms"
 	ChannelPeer  Channel = "peer"
+	// ChannelChat is a chat message (an inbound one, for now: docs/adapters.md).
+	ChannelChat Channel = "chat"
 )
 
 // Dispatch is what Switchboard did with a message. Every transition between dispatch states

@@ -14,6 +14,17 @@ import (
 	"switchboard/scripting"
 )
 
+// inboundChannel is the channel of the inbound messages an http provider receives: the channel
+// of the package's sender profiles that send through it (the first one's), sms when none does.
+func inboundChannel(pkg *packages.Package, provider string) engine.Channel {
+	for _, sp := range pkg.SenderProfiles {
+		if sp.Provider == provider {
+			return engine.Channel(sp.Channel)
+		}
+	}
+	return engine.ChannelSMS
+}
+
 // buildProviders connects every provider the package declares, from its runtime settings.
 // Provider kinds this build cannot connect yet are left out: the dispatcher then records their
 // attempts as transient `provider.unavailable`, and the startup log says so.
@@ -28,7 +39,7 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 		cfg := rt.Providers[decl.ID]
 		switch decl.Kind {
 		case "http":
-			p, err := newHTTPProvider(decl, cfg, clock, log, m)
+			p, err := newHTTPProvider(decl, cfg, clock, log, m, inboundChannel(pkg, decl.ID))
 			if err != nil {
 				closeAll()
 				return nil, err
@@ -56,7 +67,9 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 }
 
 // newHTTPProvider builds an http gateway provider from its package adapter and runtime entry.
-func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, m *metrics) (engine.Provider, error) {
+// channel is the channel of the inbound messages the gateway posts.
+func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, m *metrics,
+	channel engine.Channel) (engine.Provider, error) {
 	h := cfg.HTTP
 	a := decl.Adapter
 	limits := scripting.DefaultLimits()
@@ -64,7 +77,7 @@ func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock
 		ID: decl.ID, ScriptName: a.ScriptPath, Source: a.Source, Method: a.Method,
 		RequestHeaders: a.RequestHeaders, ResponseHeaders: a.ResponseHeaders,
 		ReceiptsCallback: a.Receipts == "callback", ConcurrencyLimit: a.ConcurrencyLimit,
-		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
+		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit, InboundChannel: channel,
 		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
 		Auth: httpgw.Auth{
 			Kind: h.Authentication.Kind, Username: string(h.Authentication.Username.Value()),

@@ -146,7 +146,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Submitter: submitter, Auth: verifier,
 		Limiter: auth.NewLimiter(s.clock), PseudonymKey: pseudoKey, Receipts: receipts,
 		Clock: s.clock, Logger: log, Ready: st.Ready, Observe: s.metrics.observeRequest,
-		Inbox: st,
+		Inbox: st, GatewayInbox: st,
 		SLO: api.SLOSource{Figures: s.dispatcher.Figures, BatchSize: rt.Dispatch.BatchSize,
 			MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes, Concurrency: rt.Dispatch.Concurrency},
 	})

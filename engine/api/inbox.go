@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -92,7 +93,7 @@ func NewInboxPage(entries []engine.InboxEntry, next, after string) InboxPage {
 
 // inbox is GET /v1/inbox?after=CURSOR&limit=N. A bad limit or cursor, an unknown or repeated
 // parameter is 400 request.invalid; a server wired without an inbox answers 404.
-func (s *Server) inbox(w http.ResponseWriter, r *http.Request, _ engine.Caller) {
+func (s *Server) inbox(w http.ResponseWriter, r *http.Request, caller engine.Caller) {
 	if s.cfg.Inbox == nil {
 		s.writeProblem(w, r, engine.NewProblem(engine.CodeRequestNotFound, "this server keeps no inbox"))
 		return
@@ -102,7 +103,7 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, _ engine.Caller) 
 		s.writeProblem(w, r, err)
 		return
 	}
-	entries, next, err := s.cfg.Inbox.ListInbox(r.Context(), after, limit)
+	entries, next, err := s.listInbox(r, caller, after, limit)
 	if err != nil {
 		var p *engine.Problem
 		if !errors.As(err, &p) || p.Code != engine.CodeRequestInvalid {
@@ -112,6 +113,28 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, _ engine.Caller) 
 		return
 	}
 	writeJSON(w, http.StatusOK, NewInboxPage(entries, next, after))
+}
+
+// ProviderInbox is implemented by inboxes that list the entries of some providers only.
+type ProviderInbox interface {
+	// ListInboxOf is ListInbox restricted to the entries received by providers (nil: all).
+	ListInboxOf(ctx context.Context, after string, limit int, providers []string) ([]engine.InboxEntry, string, error)
+}
+
+// listInbox reads a page the caller may read: a receiver whose access profile lists
+// inboxProviders sees the entries of those providers only; operators and other receivers see
+// every entry.
+func (s *Server) listInbox(r *http.Request, caller engine.Caller, after string, limit int) ([]engine.InboxEntry, string, error) {
+	if caller.Role == "receiver" && s.cfg.Package != nil {
+		if ap := s.cfg.Package.AccessProfile(caller.Profile); ap != nil && ap.InboxProviders != nil {
+			pi, ok := s.cfg.Inbox.(ProviderInbox)
+			if !ok {
+				return nil, "", engine.NewProblem(engine.CodeServiceUnavailable, "this inbox cannot be read by provider")
+			}
+			return pi.ListInboxOf(r.Context(), after, limit, ap.InboxProviders)
+		}
+	}
+	return s.cfg.Inbox.ListInbox(r.Context(), after, limit)
 }
 
 // parseInboxQuery reads after (a cursor: an inbox id, case-insensitive) and limit (1 to

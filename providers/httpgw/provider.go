@@ -43,8 +43,8 @@ type Provider struct {
 	closeOnce       sync.Once
 }
 
-// New validates cfg, compiles the adapter once (prepare required, interpret optional, receipt
-// required when ReceiptsCallback) and builds the client, credential, verifier, concurrency limit
+// New validates cfg, compiles the adapter once (prepare required, interpret optional, receipt or
+// callback required when ReceiptsCallback) and builds the client, credential, verifier, concurrency limit
 // and rate. A request header the package declares that the runtime owns (authorization, host,
 // content-length, cookie, … and the static-api-key header) is refused here.
 func New(cfg Config) (*Provider, error) {
@@ -76,15 +76,14 @@ func New(cfg Config) (*Provider, error) {
 		burst := int(math.Ceil(cfg.RatePerSecond))
 		p.limiter = rate.NewLimiter(rate.Limit(cfg.RatePerSecond), max(1, min(burst, cfg.ConcurrencyLimit)))
 	}
-	required, optional := []string{"prepare"}, []string{"interpret"}
-	if cfg.ReceiptsCallback {
-		required = append(required, "receipt")
-	} else {
-		optional = append(optional, "receipt")
-	}
+	required, optional := []string{"prepare"}, []string{"interpret", "receipt", "callback"}
 	limits := scripting.DefaultLimits().Lower(cfg.Limits)
 	if p.program, err = scripting.Compile(cfg.ScriptName, cfg.Source, required, optional, limits, cfg.Logger.With("provider", cfg.ID)); err != nil {
 		return nil, fmt.Errorf("httpgw %s: adapter: %w", cfg.ID, err)
+	}
+	if cfg.ReceiptsCallback && !p.program.Has("receipt") && !p.program.Has("callback") {
+		p.program.Close()
+		return nil, fmt.Errorf("httpgw %s: adapter: receipts: callback needs a receipt or a callback function", cfg.ID)
 	}
 	p.hasInterpret = p.program.Has("interpret")
 	return p, nil
@@ -240,5 +239,6 @@ func isOutputInvalid(err error) bool {
 // Interface guards.
 var (
 	_ engine.Provider       = (*Provider)(nil)
-	_ engine.ReceiptHandler = (*Provider)(nil)
+	_ engine.ReceiptHandler  = (*Provider)(nil)
+	_ engine.CallbackHandler = (*Provider)(nil)
 )

@@ -129,6 +129,11 @@ func decodeReceipts(program *scripting.Program, raw json.RawMessage) ([]engine.R
 	if err != nil {
 		return nil, fmt.Errorf("receipt output: %w", err)
 	}
+	return checkReceipts(outs)
+}
+
+// checkReceipts validates decoded receipts and converts them.
+func checkReceipts(outs []receiptOutput) ([]engine.Receipt, error) {
 	if len(outs) > maxReceiptsPerCallback {
 		return nil, fmt.Errorf("receipt output: more than %d receipts", maxReceiptsPerCallback)
 	}

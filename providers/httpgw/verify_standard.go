@@ -33,7 +33,8 @@ type standardWebhooksVerifier struct {
 }
 
 func newStandardWebhooksVerifier(cfg VerifierConfig, clock engine.Clock) (Verifier, error) {
-	key, ok := stdwebhook.DecodeSecret(strings.TrimSpace(string(cfg.Secret)))
+	// The prefix may be left out here (the runtime file requires it).
+	key, ok := stdwebhook.DecodeSecret("whsec_" + strings.TrimPrefix(strings.TrimSpace(string(cfg.Secret)), "whsec_"))
 	if !ok {
 		return nil, errors.New("secret is not whsec_<base64>")
 	}
