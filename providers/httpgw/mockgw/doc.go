@@ -8,7 +8,9 @@
 // how many messages it saw more than once, and under which Idempotency-Key header each was
 // taken; it can honour those keys as an idempotent gateway does (a repeated key gets the first
 // answer and is not taken again), and can be told to refuse a fraction of requests (503) or to
-// take a fraction and never answer (the crash and maybe-sent tests).
+// take a fraction and never answer (the crash and maybe-sent tests). POST /inbound {from, text}
+// makes it post a signed inbound message {type: "inbound", id, from, to, text, receivedAt} to the
+// callback URL, as a reply SMS would arrive.
 //
 // mockgw imports only the standard library. It must never import engine, store, scripting or
 // the httpgw provider: it stands on the far side of the wire.

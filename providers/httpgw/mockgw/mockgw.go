@@ -218,8 +218,12 @@ func (g *Gateway) Seen(reference string) int {
 	return g.seen[reference]
 }
 
-// ServeHTTP handles POST …/messages.
+// ServeHTTP handles POST …/messages, and POST …/inbound (serveInbound).
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/inbound") {
+		g.serveInbound(w, r)
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/messages") {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found"})
 		return
