@@ -153,6 +153,9 @@ type EventStore interface {
 	RenewEventLeases(ctx context.Context, leases []EventLease, until time.Time) error
 	// FinishEvent records an attempt under its lease; ErrLeaseLost when the lease is gone.
 	FinishEvent(ctx context.Context, o EventOutcome) error
+	// FinishEvents records several attempts in one transaction, each on its own (its error,
+	// ErrLeaseLost or nil, in the order of outcomes); the error is for the call as a whole.
+	FinishEvents(ctx context.Context, outcomes []EventOutcome) ([]error, error)
 	// EventMessages reads the messages with these ids, with their attempts (absent ids are left
 	// out: retention erased them).
 	EventMessages(ctx context.Context, ids []string) (map[string]*Message, error)

@@ -129,27 +129,59 @@ func (o *eventRenewOp) apply(b *batch) error {
 // pending and due at once for that change. An undelivered one makes it due at o.NextAttemptAt,
 // or failed with o.GiveUp (unless a newer change arrived).
 func (s *Store) FinishEvent(ctx context.Context, o engine.EventOutcome) error {
-	if o.Lease.ID == 0 || o.Lease.Token == "" {
-		return errors.New("store: finish event: lease has no row or token")
+	errs, err := s.FinishEvents(ctx, []engine.EventOutcome{o})
+	if err != nil {
+		return err
 	}
-	if o.At.IsZero() {
-		o.At = s.clock.Now()
-	}
-	if len(o.Error) > 512 {
-		o.Error = o.Error[:512]
-	}
-	return s.submit(ctx, &eventFinishOp{o: o})
+	return errs[0]
 }
 
-// eventFinishOp is one FinishEvent on its way through the writer.
-type eventFinishOp struct{ o engine.EventOutcome }
+// FinishEvents records several attempts as FinishEvent does, in one writer request: each
+// outcome succeeds or fails on its own (its error in the answer, in the order of outcomes); the
+// error is for the request as a whole.
+func (s *Store) FinishEvents(ctx context.Context, outcomes []engine.EventOutcome) ([]error, error) {
+	op := &eventFinishOp{outcomes: make([]engine.EventOutcome, len(outcomes)), errs: make([]error, len(outcomes))}
+	for i, o := range outcomes {
+		if o.Lease.ID == 0 || o.Lease.Token == "" {
+			return nil, errors.New("store: finish event: lease has no row or token")
+		}
+		if o.At.IsZero() {
+			o.At = s.clock.Now()
+		}
+		if len(o.Error) > 512 {
+			o.Error = o.Error[:512]
+		}
+		op.outcomes[i] = o
+	}
+	if len(outcomes) == 0 {
+		return nil, nil
+	}
+	if err := s.submit(ctx, op); err != nil {
+		return nil, err
+	}
+	return op.errs, nil
+}
+
+// eventFinishOp is one FinishEvents on its way through the writer.
+type eventFinishOp struct {
+	outcomes []engine.EventOutcome
+	errs     []error
+}
 
 func (op *eventFinishOp) apply(b *batch) error {
-	return b.step(func() error { return op.finishIn(b) }, func(err error) bool { return errors.Is(err, engine.ErrLeaseLost) })
+	for i := range op.outcomes {
+		o := &op.outcomes[i]
+		op.errs[i] = b.step(func() error { return finishEventIn(b, o) }, func(err error) bool { return errors.Is(err, engine.ErrLeaseLost) })
+		if b.poison != nil {
+			return b.poison
+		}
+	}
+	return nil
 }
 
-func (op *eventFinishOp) finishIn(b *batch) error {
-	o, q := &op.o, &b.s.q.events
+// finishEventIn records one outcome: one guarded statement.
+func finishEventIn(b *batch, o *engine.EventOutcome) error {
+	q := &b.s.q.events
 	at, seq := ms(o.At), o.Sequence
 	var n int64
 	var err error

@@ -17,6 +17,7 @@ import (
 
 	"switchboard/engine"
 	"switchboard/engine/auth"
+	"switchboard/engine/webhooks/receiver"
 	"switchboard/providers/httpgw/mockgw"
 	"switchboard/providers/peer"
 )
@@ -34,6 +35,7 @@ type benchConfig struct {
 	Out            string
 	CPUProfile     string        // file for a CPU profile of the run, or ""
 	Timeout        time.Duration // how long to wait for the last message to become final
+	Webhooks       bool          // subscribe a local event receiver (bench_webhooks.go)
 }
 
 // benchEnv is the stack under test: a copy of the package in a temporary folder, the dev
@@ -48,8 +50,9 @@ type benchEnv struct {
 	cancel    context.CancelFunc
 	runDone   chan error
 	client    *http.Client
-	sender    string // sender token
-	operator  string // operator token ("" when the package has no operator client)
+	sender    string             // sender token
+	operator  string             // operator token ("" when the package has no operator client)
+	receiver  *receiver.Receiver // the event endpoint of --webhooks, or nil
 }
 
 // standInLog is the stand-ins' logger: errors only, since a refused receipt is counted in the
@@ -143,6 +146,12 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 				return fail(err)
 			}
 			session.Companion = &devPeer{PeerID: e.companion.id, Addrs: e.companion.addrs, Database: e.companion.db}
+		}
+	}
+	if cfg.Webhooks {
+		if e.receiver, err = startBenchReceiver(layout, &session); err != nil {
+			_ = apiLn.Close()
+			return fail(err)
 		}
 	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
@@ -251,6 +260,9 @@ func (e *benchEnv) close() {
 	}
 	if e.companion != nil {
 		e.companion.close()
+	}
+	if e.receiver != nil {
+		_ = e.receiver.Close()
 	}
 	_ = os.RemoveAll(e.tmp)
 }

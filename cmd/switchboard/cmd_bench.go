@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"sync/atomic"
 	"text/tabwriter"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
+
+	"switchboard/engine"
 )
 
 // benchResult is the outcome of a run; its JSON form is SPEC section 10's object, with a few
@@ -40,6 +43,10 @@ type benchResult struct {
 	WriterMeanBatch    float64 `json:"writerMeanBatch"`
 	GivenWaySeconds    float64 `json:"givenWaySeconds"`
 	DurationSeconds    float64 `json:"durationSeconds"`
+	// ProcessCPUUsPerMessage is the CPU time of the whole bench process (stack, stand-ins and callers)
+	// per accepted message, in microseconds.
+	ProcessCPUUsPerMessage float64 `json:"processCpuUsPerMessage"`
+	benchEvents
 }
 
 func (a *app) benchCommand() *cobra.Command {
@@ -76,6 +83,7 @@ func (a *app) benchCommand() *cobra.Command {
 	f.StringVar(&cfg.Out, "out", "", "folder for the raw samples (samples.csv) and a chart (latency.png)")
 	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run (stack, stand-ins and callers) to this file, for go tool pprof")
 	f.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "how long to wait, after the last submission, for every message to become final")
+	f.BoolVar(&cfg.Webhooks, "webhooks", false, "subscribe a local receiver to message.status events and report eventsPerSecond and eventLagP99Ms")
 	return cmd
 }
 
@@ -135,6 +143,7 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 		}
 		defer stopProfile()
 	}
+	cpuStart, _ := engine.ProcessCPU()
 	var accepted atomic.Int64
 	loadDone := make(chan struct{})
 	var samples []benchSample
@@ -158,7 +167,20 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
+	var events benchEvents
+	if e.receiver != nil {
+		pending, err := e.drainEvents(ctx, time.Now().Add(cfg.Timeout))
+		if err != nil {
+			return fmt.Errorf("bench: %w", err)
+		}
+		events = eventFigures(e.receiver, start, pending)
+	}
+	cpuEnd, _ := engine.ProcessCPU()
 	r := summarize(cfg, samples, start, dups, peakRSSBytes())
+	r.benchEvents = events
+	if r.Messages > 0 {
+		r.ProcessCPUUsPerMessage = math.Round(float64((cpuEnd-cpuStart).Microseconds())/float64(r.Messages)*10) / 10
+	}
 	r.ReceiptsFailed = e.receiptsFailed()
 	if ws := e.stack.store.WriterStats(); ws.Batches > 0 {
 		r.WriterBatches, r.WriterMeanBatch = ws.Batches, float64(ws.Requests)/float64(ws.Batches)
@@ -198,5 +220,9 @@ func (a *app) printBench(r benchResult) {
 	fmt.Fprintf(w, "store writer\t%d transactions, %.1f requests each on average\n", r.WriterBatches, r.WriterMeanBatch)
 	fmt.Fprintf(w, "gave way\t%.1f s (the dispatcher held one claim while the burst had the CPU)\n", r.GivenWaySeconds)
 	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
+	fmt.Fprintf(w, "process CPU\t%.1f µs per message (stack, stand-ins and callers)\n", r.ProcessCPUUsPerMessage)
 	_ = w.Flush()
+	if r.Events > 0 || r.EventsRefused > 0 || r.EventsPending > 0 {
+		a.printEvents(r.benchEvents)
+	}
 }

@@ -53,6 +53,8 @@ type devSession struct {
 	// WebhookReceiver is the local endpoint subscribed to every event: it checks each
 	// signature and lists the last events it took at Events.
 	WebhookReceiver *devReceiver `json:"webhookReceiver,omitempty"`
+	// webhookEvents are the event types the receiver takes (nil: every type).
+	webhookEvents []string
 
 	dkimDomain string
 }
@@ -231,6 +233,9 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 		rt.Webhooks = map[string]map[string]any{devWebhookEndpoint: {
 			"url": s.WebhookReceiver.URL, "secretRef": "secret:file/" + devWebhookSecret, "accessProfiles": profiles,
 		}}
+		if s.webhookEvents != nil {
+			rt.Webhooks[devWebhookEndpoint]["events"] = s.webhookEvents
+		}
 	}
 	doc, err := yaml.Marshal(rt)
 	if err != nil {

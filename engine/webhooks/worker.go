@@ -43,14 +43,21 @@ type Worker struct {
 	endpoints []*endpointLoop
 }
 
-// endpointLoop is one endpoint's claim loop, client and figures.
+// endpointLoop is one endpoint's claim loop, client and outcome recorder.
 type endpointLoop struct {
 	w      *Worker
 	ep     Endpoint
 	client *http.Client
 	loop   *engine.ClaimLoop[*delivery]
 	lease  time.Duration
+	// finishes, while Run runs, takes the outcomes of attempts to the recorder (recorder.go);
+	// nil means each is recorded at once (DeliverDue).
+	finishes chan finishing
 }
+
+// heldFor is how many rows an endpoint's loop may hold: a page per claim large enough that the
+// claims (one writer round trip each) never bound the delivery rate, however many workers.
+func heldFor(concurrency int) int { return min(1024, max(64, 8*concurrency)) }
 
 // delivery is one claimed row with its subject, read when the page was claimed.
 type delivery struct {
@@ -77,8 +84,9 @@ func New(cfg Config) *Worker {
 			ep.Concurrency = DefaultConcurrency
 		}
 		el := &endpointLoop{w: w, ep: ep, client: newClient(ep, cfg.Transport), lease: max(4*ep.Timeout, 30*time.Second)}
+		held := heldFor(ep.Concurrency)
 		el.loop = engine.NewClaimLoop(engine.ClaimLoopConfig[*delivery]{
-			Concurrency: ep.Concurrency, Cap: func() int { return ep.Concurrency }, MaxHeld: ep.Concurrency,
+			Concurrency: ep.Concurrency, Cap: func() int { return held }, MaxHeld: held,
 			LeaseFor: el.lease, PollInterval: cfg.PollInterval, Clock: cfg.Clock,
 			Key:   func(d *delivery) (string, string) { return strconv.FormatInt(d.claim.Lease.ID, 10), ep.ID },
 			Claim: el.claim,
@@ -93,11 +101,20 @@ func New(cfg Config) *Worker {
 	return w
 }
 
-// Run delivers until ctx ends, then lets every delivery in flight finish and returns.
+// Run delivers until ctx ends, then lets every delivery in flight finish, records their
+// outcomes and returns.
 func (w *Worker) Run(ctx context.Context) {
 	var wg sync.WaitGroup
 	for _, el := range w.endpoints {
-		wg.Go(func() { el.loop.Run(ctx) })
+		el.finishes = make(chan finishing, heldFor(el.ep.Concurrency))
+		recorded := make(chan struct{})
+		go func() { defer close(recorded); el.record(context.WithoutCancel(ctx)) }()
+		wg.Go(func() {
+			el.loop.Run(ctx)
+			close(el.finishes)
+			<-recorded
+			el.finishes = nil
+		})
 	}
 	wg.Wait()
 }
@@ -177,20 +194,3 @@ func (el *endpointLoop) renew(ctx context.Context, held []*delivery, until time.
 	}
 }
 
-// finish records an attempt under its lease and tells the observer.
-func (el *endpointLoop) finish(ctx context.Context, o engine.EventOutcome, outcome string, changedAt time.Time) {
-	if err := el.w.cfg.Store.FinishEvent(ctx, o); err != nil {
-		if errors.Is(err, engine.ErrLeaseLost) {
-			el.w.log.Warn("event lease lost before its outcome was recorded", "endpoint", el.ep.ID, "row", o.Lease.ID)
-		} else {
-			el.w.log.Error("recording an event outcome", "endpoint", el.ep.ID, "row", o.Lease.ID, "err", err)
-		}
-	}
-	if el.w.cfg.Observe != nil {
-		var lag time.Duration
-		if outcome == OutcomeDelivered {
-			lag = o.At.Sub(changedAt)
-		}
-		el.w.cfg.Observe(el.ep.ID, outcome, lag)
-	}
-}
