@@ -193,4 +193,3 @@ func (el *endpointLoop) renew(ctx context.Context, held []*delivery, until time.
 		el.w.log.Warn("renewing event leases", "endpoint", el.ep.ID, "err", err)
 	}
 }
-
