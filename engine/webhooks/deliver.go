@@ -49,13 +49,14 @@ func (el *endpointLoop) deliver(ctx context.Context, d *delivery) {
 	var body []byte
 	var seq int64
 	var err error
+	changed := c.ChangedAt // when the change the event reports happened
 	switch {
 	case d.msg != nil:
-		seq = d.msg.Sequence
-		id, body, err = messageBody(d.msg, c.ChangedAt)
+		seq, changed = d.msg.Sequence, d.msg.UpdatedAt
+		id, body, err = messageBody(d.msg)
 	case d.entry != nil:
-		seq = 1
-		id, body, err = inboxBody(d.entry, c.ChangedAt)
+		seq, changed = 1, d.entry.ReceivedAt
+		id, body, err = inboxBody(d.entry)
 	default:
 		// Retention erased the subject (or reading it failed: then the next attempt reads it
 		// again).
@@ -69,7 +70,7 @@ func (el *endpointLoop) deliver(ctx context.Context, d *delivery) {
 	status, retryAfter, err := el.post(ctx, id, body)
 	if err == nil && status >= 200 && status < 300 {
 		el.finish(ctx, engine.EventOutcome{Lease: c.Lease, Sequence: seq, Delivered: true, Status: status,
-			At: el.w.cfg.Clock.Now()}, OutcomeDelivered, c.ChangedAt)
+			At: el.w.cfg.Clock.Now()}, OutcomeDelivered, changed)
 		return
 	}
 	reason := fmt.Sprintf("answered %d", status)

@@ -83,7 +83,7 @@ func New(cfg Config) *Worker {
 		if ep.Concurrency < 1 || ep.Concurrency > MaxConcurrency {
 			ep.Concurrency = DefaultConcurrency
 		}
-		el := &endpointLoop{w: w, ep: ep, client: newClient(ep, cfg.Transport), lease: max(4*ep.Timeout, 30*time.Second)}
+		el := &endpointLoop{w: w, ep: ep, client: newClient(ep, cfg.Transport), lease: max(2*ep.Timeout, 10*time.Second)}
 		held := heldFor(ep.Concurrency)
 		el.loop = engine.NewClaimLoop(engine.ClaimLoopConfig[*delivery]{
 			Concurrency: ep.Concurrency, Cap: func() int { return held }, MaxHeld: held,

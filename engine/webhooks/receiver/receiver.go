@@ -60,6 +60,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// OnEvent, when set, is told about every verified delivery (data included), duplicates
+	// too, in arrival order.
+	OnEvent func(Event)
 }
 
 // Receiver is the endpoint: an http.Handler with an optional listener of its own.
@@ -166,6 +169,9 @@ func (rc *Receiver) take(w http.ResponseWriter, r *http.Request) {
 		if rc.opts.KeepLags {
 			rc.stats.Lags = append(rc.stats.Lags, now.Sub(ev.Timestamp))
 		}
+	}
+	if rc.opts.OnEvent != nil {
+		rc.opts.OnEvent(ev)
 	}
 	if !rc.opts.KeepData {
 		ev.Data = nil
