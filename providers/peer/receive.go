@@ -66,6 +66,9 @@ func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error
 	}
 	var ackErr error
 	res, err := p.cfg.Inbox.PutInbox(ctx, engine.InboxEntry{
+		Channel:    engine.ChannelPeer,
+		Provider:   p.cfg.ID,
+		To:         s.Conn().LocalPeer().String(),
 		From:       s.Conn().RemotePeer().String(),
 		Protocol:   p.cfg.Protocol,
 		MessageID:  env.MessageID,
