@@ -1,8 +1,13 @@
 package main
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +117,43 @@ func TestDevEventsAndInboundReply(t *testing.T) {
 	s.waitEvent(30*time.Second, "inbox.received", func(typ string, d map[string]any) bool {
 		return typ == "inbox.received" && d["id"] == e["id"] && d["payload"] == "YES"
 	})
+
+	// Bad inbound callbacks, signed as the gateway signs them: refused, never stored, never a 500;
+	// a repeat of the first reference answers as the first did and stores nothing.
+	secret, err := os.ReadFile(filepath.Join(dir, ".switchboard", "dev", "secrets", "callback-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(provider, body string) int {
+		mac := hmac.New(sha256.New, secret)
+		mac.Write([]byte(body))
+		req, _ := http.NewRequest("POST", s.session.API+"/v1/provider-callbacks/"+provider, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Signature", hex.EncodeToString(mac.Sum(nil)))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for name, tc := range map[string]struct {
+		provider, body string
+		want           int
+	}{
+		"missing from":     {"sms-gateway", `{"type":"inbound","id":"gw-in-x1","text":"hi"}`, 422},
+		"oversized text":   {"sms-gateway", `{"type":"inbound","id":"gw-in-x2","from":"+1555","text":"` + strings.Repeat("x", 64<<10+1) + `"}`, 422},
+		"unknown provider": {"fax-gateway", `{"type":"inbound","id":"gw-in-x3","from":"+1555","text":"hi"}`, 403},
+		"repeat":           {"sms-gateway", `{"type":"inbound","id":"` + e["messageId"].(string) + `","from":"+15550100123","text":"YES"}`, 204},
+	} {
+		if got := post(tc.provider, tc.body); got != tc.want {
+			t.Errorf("%s: answered %d, want %d", name, got, tc.want)
+		}
+	}
+	resp, raw = s.do("GET", "/v1/inbox", s.token("inbox-reader"), "", nil, &page)
+	if resp.StatusCode != 200 || len(page.Entries) != 1 {
+		t.Fatalf("after the bad and repeated callbacks the inbox holds %s", raw)
+	}
 
 	runtimeFile := s.session.Runtime
 	out, errOut, code := cli(t, "--config", runtimeFile, "-o", "json", "webhooks", "list")
