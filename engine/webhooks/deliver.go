@@ -49,7 +49,7 @@ func (el *endpointLoop) deliver(ctx context.Context, d *delivery) {
 	var body []byte
 	var seq int64
 	var err error
-	changed := c.ChangedAt // when the change the event reports happened
+	var changed time.Time // when the change the event reports happened
 	switch {
 	case d.msg != nil:
 		seq, changed = d.msg.Sequence, d.msg.UpdatedAt
