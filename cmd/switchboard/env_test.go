@@ -44,6 +44,9 @@ type envOptions struct {
 	dispatch bool
 	// concurrency overrides dispatch.concurrency (workers per provider lane).
 	concurrency int
+	// webhookURL, when set, subscribes an endpoint at that URL to every access profile (the dev
+	// runtime's dev-receiver, with its secret); the delivery worker runs with the dispatcher.
+	webhookURL string
 }
 
 func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
@@ -86,6 +89,9 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 	t.Cleanup(func() { _ = e.gw.Close() })
 	session := devSession{API: e.srv.URL, Gateways: map[string]string{"sms-gateway": strings.TrimSuffix(gwURL, "/")},
 		Clients: clientsOf(pkg)}
+	if opts.webhookURL != "" {
+		session.WebhookReceiver = &devReceiver{URL: opts.webhookURL, Endpoint: devWebhookEndpoint}
+	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +119,13 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		t.Fatal(err)
 	}
 	if opts.dispatch {
-		go func() { defer close(e.done); _ = e.stack.dispatcher.Run(ctx) }()
+		go func() {
+			defer close(e.done)
+			if e.stack.webhooks != nil {
+				go e.stack.webhooks.Run(ctx)
+			}
+			_ = e.stack.dispatcher.Run(ctx)
+		}()
 	} else {
 		close(e.done)
 	}
