@@ -177,6 +177,9 @@ type Message struct {
 	DispatchCode     string    // the code of the failure that made it failed, if any
 	IdempotencyKey   string    // provider idempotency key of this generation, when idempotentSubmit
 	LastOutcomeClass OutcomeClass
+	// Sequence counts the changes of the message's status, dispatch or report (acceptance is
+	// the first): the sequence of its message.status events.
+	Sequence int64
 }
 
 // Status derives the caller-visible status.

@@ -27,6 +27,11 @@ func checkReferences(mf *manifest) {
 				d.m.errf("templates", "unknown template %q", id)
 			}
 		}
+		for _, id := range a.InboxProviders {
+			if !mf.ids["providers"][id] {
+				d.m.errf("inboxProviders", "unknown provider %q", id)
+			}
+		}
 		for _, c := range a.Clients {
 			if other, taken := owner[c]; taken {
 				d.m.errf("clients", "client %q already belongs to access profile %q; a client belongs to one profile", c, other)

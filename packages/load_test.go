@@ -124,3 +124,18 @@ func TestDiagnosticString(t *testing.T) {
 		t.Fatalf("String() = %q, want %q", got, want)
 	}
 }
+
+// TestInboxProviders: a receiver's inboxProviders are kept as listed; without the member a
+// receiver reads every provider (nil).
+func TestInboxProviders(t *testing.T) {
+	t.Parallel()
+	dir := copyQuickstart(t)
+	replaceIn(t, dir, manifestPath, "    clients: [inbox-reader]\n", "    clients: [inbox-reader]\n    inboxProviders: [sms-gateway]\n")
+	pkg := mustLoad(t, dir)
+	if got := pkg.AccessProfile("inbox-readers").InboxProviders; len(got) != 1 || got[0] != "sms-gateway" {
+		t.Fatalf("inboxProviders = %v", got)
+	}
+	if got := mustLoad(t, quickstartDir).AccessProfile("inbox-readers").InboxProviders; got != nil {
+		t.Fatalf("inboxProviders without the member = %v, want nil (every provider)", got)
+	}
+}

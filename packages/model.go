@@ -90,6 +90,9 @@ type AccessProfile struct {
 	RequestsPerMinute  int
 	Burst              int
 	DailyLimit         int // 0 means none
+	// InboxProviders, for a receiver, are the providers whose inbox entries it may read; nil
+	// means every provider (the member left out).
+	InboxProviders []string
 }
 
 // TemplateKey names one template version.

@@ -151,6 +151,16 @@ func parseAccessProfile(m *ymap) *AccessProfile {
 	}
 	p.SenderProfiles = m.strList("senderProfiles")
 	p.Templates = m.strList("templates")
+	if m.has("inboxProviders") {
+		p.InboxProviders = m.strList("inboxProviders")
+		if p.InboxProviders == nil {
+			p.InboxProviders = []string{}
+		}
+		if p.Role != roleReceiver {
+			m.errf("inboxProviders", "only the receiver role reads the inbox by provider")
+			ok = false
+		}
+	}
 	p.AllowDirectContent, good = m.boolean("allowDirectContent")
 	ok = ok && (good || !m.has("allowDirectContent"))
 

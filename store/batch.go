@@ -28,6 +28,11 @@ type batch struct {
 	// lockDaily makes the batch lock the daily counters it reads (PostgreSQL), for a batch run
 	// again because its optimistic counts were overtaken.
 	lockDaily bool
+	// changed and inboxEvents are the subjects whose events flushEvents writes before the
+	// commit; wroteEvents says it wrote some.
+	changed     []string
+	inboxEvents []inboxEvent
+	wroteEvents bool
 }
 
 // dailyKey is one access profile's UTC day.
@@ -60,6 +65,9 @@ func (w *writer) begin() (*batch, error) {
 func (b *batch) finish() error {
 	err := b.poison
 	if err == nil {
+		err = b.flushEvents()
+	}
+	if err == nil {
 		err = b.flushDaily()
 	}
 	if err == nil {
@@ -79,6 +87,9 @@ func (b *batch) finish() error {
 	b.w.chain = b.chain
 	if b.s.cdb != nil {
 		b.s.committed()
+	}
+	if b.wroteEvents && b.s.cfg.EventsWritten != nil {
+		b.s.cfg.EventsWritten()
 	}
 	return nil
 }

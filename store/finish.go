@@ -119,6 +119,7 @@ func (o *finishOp) finishInSteps(b *batch, attempt, update []any) error {
 	if err := b.audit(o.f.Audit); err != nil {
 		return fmt.Errorf("store: finish %s: %w", id, err)
 	}
+	b.messageChanged(id)
 	return nil
 }
 
@@ -143,6 +144,7 @@ func (o *finishOp) finishFolded(b *batch, attempt, update []any) error {
 		return fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, res.Updated)
 	}
 	b.chain = next
+	b.messageChanged(id)
 	return nil
 }
 
@@ -220,6 +222,7 @@ func (b *batch) applyPendingReceipts(id, provider string, report engine.Report, 
 		if !moved {
 			return fmt.Errorf("apply kept receipts: the report of %s changed under them", id)
 		}
+		b.messageChanged(id)
 	}
 	if err := b.execCached(q.markApplied, ms(at), cur.Provider, ref); err != nil {
 		return fmt.Errorf("consume kept receipts: %w", err)

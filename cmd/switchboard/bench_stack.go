@@ -87,6 +87,14 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 			session.Companion = &devPeer{PeerID: comp.id, Addrs: comp.addrs, Database: comp.db}
 		}
 	}
+	if spec.Webhooks {
+		rc, err := startBenchReceiver(layout, &session)
+		if err != nil {
+			return nil, err
+		}
+		s.Events, s.EventEndpoint = rc, devWebhookEndpoint
+		standIns = append(standIns, func() { _ = rc.Close() })
+	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		return nil, err
 	}

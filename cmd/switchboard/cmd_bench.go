@@ -49,6 +49,7 @@ func (a *app) benchCommand() *cobra.Command {
 	f.StringVar(&cfg.Out, "out", "", "folder for the raw samples (samples.csv) and a chart (latency.png)")
 	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run (stack, stand-ins and callers) to this file, for go tool pprof")
 	f.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "how long to wait, after the last submission, for every message to become final")
+	f.BoolVar(&cfg.Webhooks, "webhooks", false, "subscribe a local receiver to message.status events and report eventsPerSecond and eventLagP99Ms")
 	return cmd
 }
 

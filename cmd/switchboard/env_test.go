@@ -47,6 +47,9 @@ type envOptions struct {
 	concurrency int
 	// runtime changes the dev runtime file's document before it is loaded.
 	runtime func(doc map[string]any)
+	// webhookURL, when set, subscribes an endpoint at that URL to every access profile (the dev
+	// runtime's dev-receiver, with its secret); the delivery worker runs with the dispatcher.
+	webhookURL string
 }
 
 func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
@@ -88,6 +91,9 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 	}
 	t.Cleanup(func() { _ = e.gw.Close() })
 	session := devSession{API: e.srv.URL, Gateways: oneMockForAll(pkg, gwURL), Clients: clientsOf(pkg)}
+	if opts.webhookURL != "" {
+		session.WebhookReceiver = &devReceiver{URL: opts.webhookURL, Endpoint: devWebhookEndpoint}
+	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +124,13 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		t.Fatal(err)
 	}
 	if opts.dispatch {
-		go func() { defer close(e.done); _ = e.stack.dispatcher.Run(ctx) }()
+		go func() {
+			defer close(e.done)
+			if e.stack.webhooks != nil {
+				go e.stack.webhooks.Run(ctx)
+			}
+			_ = e.stack.dispatcher.Run(ctx)
+		}()
 	} else {
 		close(e.done)
 	}

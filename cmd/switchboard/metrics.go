@@ -26,6 +26,8 @@ type metrics struct {
 	refusals  *prometheus.CounterVec
 	inbox     *prometheus.CounterVec
 	retention *prometheus.CounterVec
+	events    *prometheus.CounterVec
+	eventLag  *prometheus.HistogramVec
 }
 
 func newMetrics() *metrics {
@@ -50,8 +52,13 @@ func newMetrics() *metrics {
 			[]string{"provider", "code"}),
 		retention: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_retention_erased_total",
 			Help: "Records erased by retention sweeps, by kind (payloads, records, submission receipts, …)."}, []string{"kind"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_webhook_deliveries_total",
+			Help: "Event delivery attempts by endpoint and outcome (delivered, retry, failed)."}, []string{"endpoint", "outcome"}),
+		eventLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "switchboard_webhook_delivery_lag_seconds",
+			Help:    "Time from a change being written to its event being delivered, by endpoint.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 18)}, []string{"endpoint"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.inbox, m.retention,
+	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.inbox, m.retention, m.events, m.eventLag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -90,6 +97,14 @@ func (m *metrics) observeInboxRefusal(provider, code string) {
 	m.inbox.WithLabelValues(provider, code).Inc()
 }
 
+// observeEvent counts an event delivery attempt, and the lag of a delivered one.
+func (m *metrics) observeEvent(endpoint, outcome string, lag time.Duration) {
+	m.events.WithLabelValues(endpoint, outcome).Inc()
+	if outcome == "delivered" {
+		m.eventLag.WithLabelValues(endpoint).Observe(lag.Seconds())
+	}
+}
+
 // observeErasure counts what one retention batch erased.
 func (m *metrics) observeErasure(kind engine.EraseKind, erased int) {
 	m.retention.WithLabelValues(string(kind)).Add(float64(erased))
@@ -108,6 +123,7 @@ func (m *metrics) handler(s *stack) http.Handler {
 type queueCollector struct {
 	s                                                         *stack
 	entries, bytes, oldestDue, oversized, held, lost, giveWay *prometheus.Desc
+	pendingEvents                                             *prometheus.Desc
 }
 
 func newQueueCollector(s *stack) *queueCollector {
@@ -119,6 +135,8 @@ func newQueueCollector(s *stack) *queueCollector {
 		held:      prometheus.NewDesc("switchboard_dispatch_claims_held", "Claims this process holds (sending under its leases).", nil, nil),
 		lost:      prometheus.NewDesc("switchboard_dispatch_leases_lost_total", "Outcomes not recorded because the claim's lease was lost (another process recovered it).", nil, nil),
 		giveWay:   prometheus.NewDesc("switchboard_dispatch_give_way_seconds_total", "Time the dispatcher held a single claim to give the CPU to a burst of submissions.", nil, nil),
+		pendingEvents: prometheus.NewDesc("switchboard_webhook_events_pending", "Undelivered events by endpoint (one per message and endpoint at most).",
+			[]string{"endpoint"}, nil),
 	}
 }
 
@@ -130,6 +148,7 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.held
 	ch <- c.lost
 	ch <- c.giveWay
+	ch <- c.pendingEvents
 }
 
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
@@ -150,4 +169,14 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.held, prometheus.GaugeValue, float64(fig.ClaimedHeld))
 	ch <- prometheus.MustNewConstMetric(c.lost, prometheus.CounterValue, float64(fig.LeaseLostTotal))
 	ch <- prometheus.MustNewConstMetric(c.giveWay, prometheus.CounterValue, fig.GivenWay.Seconds())
+	if len(c.s.rt.Webhooks) == 0 {
+		return
+	}
+	pending, err := c.s.store.PendingEvents(ctx)
+	if err != nil {
+		return
+	}
+	for _, w := range c.s.rt.Webhooks {
+		ch <- prometheus.MustNewConstMetric(c.pendingEvents, prometheus.GaugeValue, float64(pending[w.ID]), w.ID)
+	}
 }

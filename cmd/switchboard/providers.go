@@ -25,7 +25,7 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 		cfg := rt.Providers[decl.ID]
 		switch decl.Kind {
 		case "http":
-			p, err := newHTTPProvider(rt, decl, clock, log, m)
+			p, err := newHTTPProvider(rt, decl, clock, log, m, wiring.InboundChannel(pkg, decl.ID))
 			if err != nil {
 				closeAll()
 				return nil, err
@@ -53,8 +53,8 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 }
 
 // newHTTPProvider builds an http gateway provider from its package adapter and runtime entry.
-func newHTTPProvider(rt *runtime.Runtime, decl *packages.Provider, clock engine.Clock, log *slog.Logger, m *metrics) (engine.Provider, error) {
-	p, err := wiring.NewHTTP(rt, decl, wiring.Options{Clock: clock, Logger: log, Observer: m.observeProvider})
+func newHTTPProvider(rt *runtime.Runtime, decl *packages.Provider, clock engine.Clock, log *slog.Logger, m *metrics, channel engine.Channel) (engine.Provider, error) {
+	p, err := wiring.NewHTTP(rt, decl, wiring.Options{Clock: clock, Logger: log, Observer: m.observeProvider, InboundChannel: channel})
 	if err != nil {
 		return nil, refused("provider.invalid", "providers/"+decl.ID+"/"+decl.Adapter.ScriptPath, err.Error())
 	}

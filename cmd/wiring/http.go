@@ -17,6 +17,20 @@ type Options struct {
 	Clock    engine.Clock
 	Logger   *slog.Logger
 	Observer func(providerID, event, class string)
+	// InboundChannel is the channel of the inbound messages the gateway posts (InboundChannel
+	// derives it from the package); empty reads sms.
+	InboundChannel engine.Channel
+}
+
+// InboundChannel is the channel of the inbound messages an http provider receives: the channel
+// of the package's first sender profile that sends through it, sms when none does.
+func InboundChannel(pkg *packages.Package, provider string) engine.Channel {
+	for _, sp := range pkg.SenderProfiles {
+		if sp.Provider == provider {
+			return engine.Channel(sp.Channel)
+		}
+	}
+	return engine.ChannelSMS
 }
 
 // HTTPConfig builds the httpgw.Config of the http provider decl from the package's adapter and
@@ -40,13 +54,14 @@ func HTTPConfig(rt *runtime.Runtime, decl *packages.Provider, o Options) (httpgw
 		ReceiptsCallback: a.TakesCallbacks(), ConcurrencyLimit: a.ConcurrencyLimit,
 		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
 		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
-		Auth:        httpAuth(h.Authentication),
-		Verifier:    verifierConfig(h.CallbackVerifier),
-		Limits:      SandboxLimits(rt.Sandbox),
-		CallbackURL: rt.CallbackURL(decl.ID),
-		Parameters:  h.Parameters,
-		Clock:       o.Clock,
-		Logger:      o.Logger,
+		Auth:           httpAuth(h.Authentication),
+		Verifier:       verifierConfig(h.CallbackVerifier),
+		Limits:         SandboxLimits(rt.Sandbox),
+		CallbackURL:    rt.CallbackURL(decl.ID),
+		Parameters:     h.Parameters,
+		InboundChannel: o.InboundChannel,
+		Clock:          o.Clock,
+		Logger:         o.Logger,
 	}
 	if o.Observer != nil {
 		id := decl.ID

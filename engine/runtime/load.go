@@ -14,7 +14,7 @@ const maxRuntimeFileBytes = 1 << 20
 
 // topKeys are the members of the runtime document.
 var topKeys = []string{"apiVersion", "kind", "package", "listen", "database", "secrets",
-	"authentication", "providers", "dispatch", "audit", "retention", "sandbox", "console", "publicUrl"}
+	"authentication", "providers", "dispatch", "audit", "retention", "sandbox", "console", "publicUrl", "webhooks"}
 
 // Load reads, substitutes, decodes and validates the runtime file at path and resolves every
 // secret it references. getenv is os.Getenv in production (injected for tests); nil means an
@@ -67,6 +67,7 @@ func parse(abs string, data []byte, getenv func(string) string) (*Runtime, error
 	rt.Retention = r.decodeRetention(doc)
 	rt.Sandbox = r.decodeSandbox(doc)
 	rt.Console = r.decodeConsole(doc)
+	rt.Webhooks = r.decodeWebhooks(doc)
 	if err := d.err(); err != nil {
 		return nil, err
 	}

@@ -1,10 +1,10 @@
 package runtime
 
 import (
-	"encoding/base64"
 	"net/url"
-	"strings"
 	"time"
+
+	"switchboard/engine/stdwebhook"
 )
 
 // Provider kinds, as in the package manifest.
@@ -167,17 +167,7 @@ func (v *Verifier) Key() []byte {
 }
 
 // decodeWebhookSecret decodes a Standard Webhooks secret: "whsec_" and standard base64.
-func decodeWebhookSecret(b []byte) ([]byte, bool) {
-	s, ok := strings.CutPrefix(string(b), "whsec_")
-	if !ok {
-		return nil, false
-	}
-	key, err := base64.StdEncoding.DecodeString(s)
-	if err != nil || len(key) == 0 {
-		return nil, false
-	}
-	return key, true
-}
+func decodeWebhookSecret(b []byte) ([]byte, bool) { return stdwebhook.DecodeSecret(string(b)) }
 
 // SMTPProvider connects an smtp provider to its relay.
 type SMTPProvider struct {

@@ -47,6 +47,8 @@ type Runtime struct {
 	Sandbox   Sandbox
 	// Console is the operator console (member `console`); off unless enabled.
 	Console Console
+	// Webhooks are the endpoints that receive events, in file order (docs/webhooks.md).
+	Webhooks []Webhook
 
 	lines map[string]int // member -> line in Path, for CheckPackage's diagnostics
 }
@@ -140,11 +142,13 @@ type Retention struct {
 	PayloadDays           int // default 7
 	RecordDays            int // default 90
 	SubmissionReceiptDays int // default 7
+	// EventDays is how long delivered and failed webhook events are kept (member eventDays).
+	EventDays int // default 7
 }
 
 // DefaultRetention returns the retention used for members the file leaves out.
 func DefaultRetention() Retention {
-	return Retention{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7}
+	return Retention{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7, EventDays: 7}
 }
 
 // Sandbox holds the script limits in force. The runtime file may lower each SPEC limit

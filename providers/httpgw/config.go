@@ -59,6 +59,9 @@ type Config struct {
 	// ReceiptsCallback says the gateway posts delivery reports: the adapter must define receipt,
 	// and accepted outcomes carry report none (else unavailable).
 	ReceiptsCallback bool
+	// InboundChannel is the channel of the inbound messages the gateway posts (sms when empty):
+	// the channel of the package's sender profiles that use the provider.
+	InboundChannel engine.Channel
 	// ConcurrencyLimit caps requests in flight to the gateway; 0 means DefaultConcurrencyLimit.
 	ConcurrencyLimit int
 	// RatePerSecond caps requests started per second; 0 means no limit.

@@ -237,6 +237,7 @@ func isOutputInvalid(err error) bool {
 
 // Interface guards.
 var (
-	_ engine.Provider       = (*Provider)(nil)
-	_ engine.ReceiptHandler = (*Provider)(nil)
+	_ engine.Provider        = (*Provider)(nil)
+	_ engine.ReceiptHandler  = (*Provider)(nil)
+	_ engine.CallbackHandler = (*Provider)(nil)
 )

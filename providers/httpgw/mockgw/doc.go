@@ -9,7 +9,9 @@
 // how many messages it saw more than once, and under which Idempotency-Key header each was
 // taken; it can honour those keys as an idempotent gateway does (a repeated key gets the first
 // answer and is not taken again), and can be told to refuse a fraction of requests (503) or to
-// take a fraction and never answer (the crash and maybe-sent tests).
+// take a fraction and never answer (the crash and maybe-sent tests). POST /inbound {from, text}
+// makes it post a signed inbound message {type: "inbound", id, from, to, text, receivedAt} to the
+// callback URL, as a reply SMS would arrive.
 //
 // Its chat side is Slack-like (chat.go): POST …/chat.postMessage {channel, text, blocks?,
 // username?} answers 200 {"ok": true, "channel", "ts"} (errors as 200 {"ok": false, "error"}),

@@ -223,10 +223,13 @@ func (g *Gateway) Seen(reference string) int {
 	return g.seen[reference]
 }
 
-// ServeHTTP handles POST …/messages (SMS), and the chat endpoints POST …/chat.postMessage and
-// GET …/conversations.history (chat.go).
+// ServeHTTP handles POST …/messages (SMS), POST …/inbound (serveInbound), and the chat
+// endpoints POST …/chat.postMessage and GET …/conversations.history (chat.go).
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
+	case strings.HasSuffix(r.URL.Path, "/inbound"):
+		g.serveInbound(w, r)
+		return
 	case strings.HasSuffix(r.URL.Path, "/chat.postMessage") && r.Method == http.MethodPost:
 		g.serveChatPost(w, r)
 		return

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
+
+	"switchboard/engine/cputime"
 )
 
 // Result is the outcome of a run. Its JSON form carries the figures docs/benchmarks.md
@@ -39,6 +42,10 @@ type Result struct {
 	WriterMeanBatch    float64 `json:"writerMeanBatch"`
 	GivenWaySeconds    float64 `json:"givenWaySeconds"`
 	DurationSeconds    float64 `json:"durationSeconds"`
+	// ProcessCPUUsPerMessage is the CPU time of the whole bench process (stack, stand-ins and
+	// callers) per accepted message, in microseconds.
+	ProcessCPUUsPerMessage float64 `json:"processCpuUsPerMessage"`
+	Events
 }
 
 // Validate refuses flag values a run cannot honour; the command reports them as usage errors.
@@ -88,6 +95,7 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 		}
 		defer stopProfile()
 	}
+	cpuStart, _ := cputime.Process()
 	var accepted atomic.Int64
 	loadDone := make(chan struct{})
 	var samples []benchSample
@@ -110,7 +118,20 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %w", err)
 	}
+	var events Events
+	if e.stack.Events != nil {
+		pending, err := e.drainEvents(ctx, time.Now().Add(cfg.Timeout))
+		if err != nil {
+			return Result{}, fmt.Errorf("bench: %w", err)
+		}
+		events = eventFigures(e.stack.Events, begin, pending)
+	}
+	cpuEnd, _ := cputime.Process()
 	r := summarize(cfg, samples, begin, dups, PeakRSSBytes())
+	r.Events = events
+	if r.Messages > 0 {
+		r.ProcessCPUUsPerMessage = math.Round(float64((cpuEnd-cpuStart).Microseconds())/float64(r.Messages)*10) / 10
+	}
 	r.ReceiptsFailed = e.receiptsFailed()
 	if ws := e.stack.Store.WriterStats(); ws.Batches > 0 {
 		r.WriterBatches, r.WriterMeanBatch = ws.Batches, float64(ws.Requests)/float64(ws.Batches)
@@ -142,6 +163,10 @@ func (r Result) WriteTable(out io.Writer) error {
 	fmt.Fprintf(w, "store writer\t%d transactions, %.1f requests each on average\n", r.WriterBatches, r.WriterMeanBatch)
 	fmt.Fprintf(w, "gave way\t%.1f s (the dispatcher held one claim while the burst had the CPU)\n", r.GivenWaySeconds)
 	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
+	fmt.Fprintf(w, "process CPU\t%.1f µs per message (stack, stand-ins and callers)\n", r.ProcessCPUUsPerMessage)
+	if r.Events.Received > 0 || r.EventsRefused > 0 || r.EventsPending > 0 {
+		r.Events.writeLine(w)
+	}
 	return w.Flush()
 }
 

@@ -28,6 +28,7 @@ type Config struct {
 	Out            string
 	CPUProfile     string        // file for a CPU profile of the run, or ""
 	Timeout        time.Duration // how long to wait for the last message to become final
+	Webhooks       bool          // subscribe a local event receiver (events.go)
 }
 
 // benchEnv is the stack under test: a copy of the package in a temporary folder, the dev
@@ -89,6 +90,7 @@ func startBench(ctx context.Context, cfg Config, start StartStack, log *slog.Log
 		// receipts that put end-to-end p50 at 6.7 s), which a real gateway's webhook fan-out
 		// does not impose.
 		ReceiptWorkers: 64,
+		Webhooks:       cfg.Webhooks,
 		Tune:           func(path string) error { return setDispatchConcurrency(path, cfg.Concurrency) },
 		Log:            log, StandInLog: standInLog(log, log.Enabled(ctx, slog.LevelDebug)),
 	})

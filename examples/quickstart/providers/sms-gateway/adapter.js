@@ -4,7 +4,9 @@
 // Request:  POST <baseUrl>messages  {"to", "from", "text", "reference"}
 // Answer:   2xx {"id": "<gateway message id>"}
 // Callback: {"id": "<gateway message id>", "status": "sent" | "delivered" | "undelivered"}
-//           (or an array of them), signed by the runtime's callbackVerifier.
+//           (or an array of them), signed by the runtime's callbackVerifier; or an inbound
+//           message {"type": "inbound", "id": "<gateway id>", "from", "to", "text",
+//           "receivedAt"?} on the same route (the mock's POST /inbound posts one).
 
 /**
  * @param {Switchboard.Message} message
@@ -75,12 +77,7 @@ function oneReceipt(r) {
   return {providerReference: r.id, report: r.status};
 }
 
-/**
- * @param {Switchboard.CallbackRequest} request
- * @returns {Switchboard.Receipt | Switchboard.Receipt[] | null}
- */
-function receipt(request) {
-  var body = request.json;
+function receipts(body) {
   if (Object.prototype.toString.call(body) === "[object Array]") {
     var out = [];
     for (var i = 0; i < body.length; i++) {
@@ -89,7 +86,32 @@ function receipt(request) {
         out.push(one);
       }
     }
-    return out.length > 0 ? out : null;
+    return out;
   }
-  return oneReceipt(body);
+  var single = oneReceipt(body);
+  return single === null ? [] : [single];
+}
+
+function inbound(m) {
+  if (typeof m.id !== "string" || typeof m.from !== "string" || typeof m.text !== "string") {
+    throw new Error("an inbound message carries id, from and text");
+  }
+  var item = {providerReference: m.id, from: m.from, to: typeof m.to === "string" ? m.to : "", text: m.text};
+  if (typeof m.receivedAt === "string") {
+    item.receivedAt = m.receivedAt;
+  }
+  return item;
+}
+
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.CallbackResult | null}
+ */
+function callback(request) {
+  var body = request.json;
+  if (body !== null && typeof body === "object" && body.type === "inbound") {
+    return {inbound: [inbound(body)]};
+  }
+  var out = receipts(body);
+  return out.length > 0 ? {receipts: out} : null;
 }
