@@ -8,12 +8,29 @@
 // Function, GeneratorFunction and AsyncFunction constructors throw however they are reached;
 // Proxy, BigInt (literals are refused at compile time), typed arrays, ArrayBuffer and
 // DataView are removed; there are no timers, modules, network or files; every built-in and
-// host object is frozen and every built-in global binding is read-only, so that nothing a
-// call does to them reaches the next call; the built-ins that goja runs as uninterruptible Go
-// loops or allocations check their size first (Limits.StringBytes, Limits.ArrayLength, a
-// step cap on every built-in iterator, a nesting cap on JSON and on join); the call stack is
-// capped (Limits.CallStackFrames). Each call runs under a deadline and the caller's context,
-// both enforced with goja's Interrupt.
+// host object is frozen, every built-in global binding is read-only and the global object is
+// not extensible, so that nothing a call does to them reaches the next call; the built-ins
+// that goja runs as uninterruptible Go loops or allocations check their size first
+// (Limits.StringBytes, Limits.ArrayLength, a step cap on every built-in iterator, a nesting
+// cap on JSON and on join); regular expressions are bounded per scan (guards_regexp.go); the
+// call stack is capped (Limits.CallStackFrames). Each call runs under a deadline and the
+// caller's context, both enforced with goja's Interrupt.
+//
+// Calls are independent: each call runs the script's top-level code again, in a fresh
+// function scope, before its entry point (scope.go), so that one call's data cannot reach a
+// later call through the script's own state: a top-level variable, an object its top-level
+// code built, a closure. Writes to what calls do share (the global object, the built-ins)
+// throw a TypeError. This was chosen over freezing the script's state after it loads, which
+// cannot reach the variables a closure keeps, and over a fresh runtime per call, which costs
+// about 2 ms of CPU (BenchmarkNewRuntime), some two hundred times a call; running the
+// top-level code of an adapter again costs microseconds. Its console output is written once,
+// when Compile loads the script.
+//
+// Every call runs on its runtime's own goroutine, and its caller waits for it only until the
+// deadline (plus a short grace): a built-in still busy in Go by then (a backtracking regular
+// expression) does not hold the caller, who returns ClassDeadline and abandons the runtime,
+// which is dropped once it stops (runner.go). Neither Close nor a caller whose context ends
+// waits for a running script.
 //
 // Data crosses the boundary as plain values only: arguments are Go values made of maps (or
 // Object member lists), slices, strings, numbers, booleans and nil, turned into fresh JavaScript
@@ -25,10 +42,13 @@
 // What the sandbox does not stop: goja has no memory limit. A script cannot make one
 // built-in call allocate more than Limits.StringBytes or walk more than Limits.ArrayLength
 // elements, but JavaScript code that grows strings or arrays in a loop (s += s) is bounded
-// only by the per-call deadline; a RegExp that needs backtracking (backreferences,
-// lookaround) runs in goja's regexp2 without a time limit. The process-level backstops are
-// GOMEMLIMIT and the container's memory limit; the package review is the trust boundary for
-// adapter code.
+// only by the per-call deadline. An abandoned runtime goes on using CPU and memory after its
+// call returned, until the built-in it is in ends: at most one regular expression scan
+// (regexpScanLimit, 200 ms, which regexp2 notices within another 100 to 200 ms) or one
+// capped built-in walk (about 150 ms), since every guard throws once the alarm has rung; a
+// script that is abandoned on every call therefore costs that much CPU per call, however
+// short its deadline. The process-level backstops are GOMEMLIMIT and the container's memory
+// limit; the package review is the trust boundary for adapter code.
 //
 // scripting knows nothing of messages, providers or storage: it must never import engine,
 // packages, providers, store or cmd, and nothing but scripting may import goja.

@@ -24,8 +24,9 @@ import (
 //  4. (Go, freezeBuiltins) Every built-in reachable from the global object or from syntax is
 //     frozen, including the host helpers and the iterator prototypes.
 //  5. (Go, freezeBuiltins) Every global binding that exists now becomes read-only and
-//     non-configurable. The global object stays extensible, so the script's own top-level
-//     declarations work.
+//     non-configurable, and the global object is made non-extensible: the script's top-level
+//     declarations live in the scope function (scope.go), never on the global object, so
+//     nothing a call does can leave anything on it for the next call.
 const lockdownSource = `(function (host) {
 	'use strict';
 	const G = globalThis;
@@ -136,7 +137,7 @@ func (sb *sandbox) allowOverride(call goja.FunctionCall, vm *goja.Runtime) goja.
 
 // freezeBuiltins freezes every object reachable from the global object's properties and from
 // roots (through own properties, accessors and prototypes), except the global object, then
-// makes the global bindings read-only. Functions whose only own properties are name and
+// makes the global bindings read-only and the global object non-extensible. Functions whose only own properties are name and
 // length (the built-in methods) are frozen without looking further.
 func (sb *sandbox) freezeBuiltins(roots []*goja.Object) {
 	vm := sb.vm
@@ -191,6 +192,7 @@ func (sb *sandbox) freezeBuiltins(roots []*goja.Object) {
 			panic(err)
 		}
 	}
+	object.Get("preventExtensions").Export().(native)(goja.FunctionCall{Arguments: []goja.Value{global}})
 }
 
 // isMethodShape reports whether a function's own property names are those of a plain method.
