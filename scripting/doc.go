@@ -44,11 +44,13 @@
 // elements, but JavaScript code that grows strings or arrays in a loop (s += s) is bounded
 // only by the per-call deadline. An abandoned runtime goes on using CPU and memory after its
 // call returned, until the built-in it is in ends: at most one regular expression scan
-// (regexpScanLimit, 200 ms, which regexp2 notices within another 100 to 200 ms) or one
-// capped built-in walk (about 150 ms), since every guard throws once the alarm has rung; a
-// script that is abandoned on every call therefore costs that much CPU per call, however
-// short its deadline. The process-level backstops are GOMEMLIMIT and the container's memory
-// limit; the package review is the trust boundary for adapter code.
+// (regexpScanLimit, 1 s, which regexp2 notices up to 200 ms late) or one capped built-in
+// walk (about 150 ms), since every guard throws once the alarm has rung; a script
+// that is abandoned on every call therefore costs that much CPU per call, however short its
+// deadline. A scan that regexp2 gives up early, because its clock lagged by more than 0.9 s
+// on a starved machine, answers "no match" to the script (guards_regexp.go). The
+// process-level backstops are GOMEMLIMIT and the container's memory limit; the package
+// review is the trust boundary for adapter code.
 //
 // scripting knows nothing of messages, providers or storage: it must never import engine,
 // packages, providers, store or cmd, and nothing but scripting may import goja.

@@ -18,9 +18,10 @@ import (
 //
 //  1. Every scan gives up after regexpScanLimit: goja builds its regexp2 matchers with
 //     regexp2.DefaultMatchTimeout, which init sets (goja offers no other way to reach them).
-//     A scan that gives up answers "no match" to goja; since no deadline DefaultLimits allows
-//     is longer, the call's deadline has then passed, and the check after the scan ends the
-//     call with ClassDeadline instead of letting the script go on with a wrong answer.
+//     A scan that gives up answers "no match" to goja; since the limit is far longer than any
+//     deadline DefaultLimits allows, the call's deadline has then passed, and the check after
+//     the scan ends the call with ClassDeadline instead of letting the script go on with a
+//     wrong answer.
 //  2. RegExp.prototype.exec and test check the call's alarm before and after each scan, and
 //     after it also the clock, in case the alarm's timer has not fired yet. Replacing exec
 //     also turns off goja's fast paths, which match the whole string in one Go loop: match,
@@ -31,9 +32,14 @@ import (
 // After the alarm rings, a call therefore spends at most one scan in Go before the next
 // check throws, and the runtime's goroutine stops (runner.go).
 
-// regexpScanLimit is the longest one regexp2 scan may run. It is the largest deadline
-// DefaultLimits allows, so that a scan that gives up has always outlived its call's deadline.
-const regexpScanLimit = 200 * time.Millisecond
+// regexpScanLimit is the longest one regexp2 scan may run, and so what an abandoned runtime
+// may still spend (runner.go). It must exceed every deadline DefaultLimits allows, so that a
+// scan that gives up has outlived its call's deadline, and by a wide margin: regexp2 reads a
+// clock that a goroutine of its own advances every 100 ms, and when that goroutine is
+// starved on a loaded machine and then catches up, a long scan gives up early, by as much as
+// the clock lagged. With 1 s, that clock must lag by 0.9 s before a scan could give up
+// within a 200 ms deadline and its "no match" reach the script.
+const regexpScanLimit = time.Second
 
 func init() {
 	regexp2.DefaultMatchTimeout = regexpScanLimit
