@@ -21,12 +21,13 @@ import (
 // arrive in sorted order; nesting deeper than 128 levels is refused with ErrInput. The script
 // receives fresh plain objects built for this call: what it does to them reaches neither the
 // caller nor the next call. The call runs in a runtime taken from the pool, on the runtime's
-// own goroutine: it first runs the script's top-level code again, in a fresh scope, so that
-// nothing an earlier call did to the script's own state is visible (scope.go), then entry.
-// Both run under Limits.Deadlines[entry] and until ctx ends, whichever comes first; both
-// interrupt the script with ClassDeadline, and Call returns by then (plus a grace of
-// abandonGrace) even when a built-in is still busy in Go, whose runtime it then abandons
-// (runner.go). A result whose JSON exceeds Limits.OutputBytes[entry] is refused with
+// own goroutine, and nothing an earlier call did to the script's own state is visible to it:
+// either it first runs the script's top-level code again, in a fresh scope, or that code ran
+// once in the runtime and all it built is frozen (scope.go). The call runs under
+// Limits.Deadlines[entry] and until ctx ends, whichever comes first; both interrupt the
+// script with ClassDeadline, and Call returns by then (plus abandonGrace) even when a
+// built-in is still busy in Go, whose runtime it then abandons (runner.go). A result whose
+// JSON exceeds Limits.OutputBytes[entry] is refused with
 // ClassOutputTooLarge, one that cannot be serialized with ClassOutputInvalid, and anything the
 // script throws with ClassFailed. Script failures are *Error values, whose message has the
 // input's strings redacted; ErrNoEntry, ErrClosed and ErrInput are not script failures.
@@ -134,10 +135,9 @@ func (p *Program) call(ctx context.Context, entry string, args []any) (sb *sandb
 		return nil, nil, false, false, fmt.Errorf("scripting %s: %w", p.name, ErrClosed)
 	}
 	if sb == nil {
-		if sb, err = newSandbox(p); err != nil {
-			return nil, nil, false, false, err
+		if sb, err = p.newRuntime(entry); err != nil {
+			return nil, nil, false, err != nil && ClassOf(err) != "", err
 		}
-		p.stats.created.Add(1)
 	}
 	sb.job = job{ctx: ctx, entry: entry, info: info, args: args}
 	if p.supervise(sb, runCall) {
@@ -146,6 +146,26 @@ func (p *Program) call(ctx context.Context, entry string, args []any) (sb *sandb
 	}
 	j := &sb.job
 	return sb, j.out, j.keep, j.ran, j.err
+}
+
+// newRuntime builds a runtime for a call of entry; in a reusable scope it also runs the
+// top-level code (which can only fail as it did not at Compile: out of time).
+func (p *Program) newRuntime(entry string) (*sandbox, error) {
+	sb, err := newSandbox(p)
+	if err != nil {
+		return nil, err
+	}
+	p.stats.created.Add(1)
+	if p.reuse {
+		if _, err := p.load(sb); err != nil {
+			var scriptErr *Error
+			if errors.As(err, &scriptErr) {
+				scriptErr.Entry, scriptErr.Message = entry, truncate("top-level code: "+scriptErr.Message, maxMessageBytes)
+			}
+			return nil, err
+		}
+	}
+	return sb, nil
 }
 
 // run converts the arguments, calls the entry point under the alarm and serializes the
@@ -175,7 +195,7 @@ func (p *Program) run(ctx context.Context, sb *sandbox, entry string, info entry
 	sb.args = jsArgs
 
 	sb.alarm.arm(ctx, info.deadline)
-	res, callErr, topLevel := sb.enter(info.key, jsArgs)
+	res, callErr, topLevel := sb.enter(info, jsArgs)
 	serializing := callErr == nil
 	if serializing {
 		sb.result[0] = res // passed in a slice the sandbox keeps: no allocation
@@ -230,17 +250,22 @@ func (p *Program) release(sb *sandbox, keep bool) {
 	sb.stop()
 }
 
-// enter runs the scope function, which runs the script's top-level code in a fresh scope,
-// then the entry point it answers at key with args. topLevel reports a failure of the
-// top-level code (or an entry point that is not a function this time).
-func (sb *sandbox) enter(key string, args []goja.Value) (res goja.Value, err error, topLevel bool) {
+// enter calls the entry point with args: in a reusable scope the one its runtime resolved,
+// else the one the scope function answers after running the script's top-level code in a
+// fresh scope. topLevel reports a failure of the top-level code (or an entry point that is
+// not a function this time).
+func (sb *sandbox) enter(info entryInfo, args []goja.Value) (res goja.Value, err error, topLevel bool) {
+	if sb.entries != nil {
+		res, err = sb.entries[info.index](goja.Undefined(), args...)
+		return res, err, false
+	}
 	sb.quiet = true
 	entries, err := sb.scope(sb.global)
 	sb.quiet = false
 	if err != nil {
 		return nil, err, true
 	}
-	v := entries.(*goja.Object).Get(key)
+	v := entries.(*goja.Object).Get(info.key)
 	fn, ok := goja.AssertFunction(v)
 	if !ok {
 		return nil, &notFunctionError{entry: sb.entry, kind: v.String()}, true

@@ -16,15 +16,18 @@
 // call stack is capped (Limits.CallStackFrames). Each call runs under a deadline and the
 // caller's context, both enforced with goja's Interrupt.
 //
-// Calls are independent: each call runs the script's top-level code again, in a fresh
-// function scope, before its entry point (scope.go), so that one call's data cannot reach a
-// later call through the script's own state: a top-level variable, an object its top-level
-// code built, a closure. Writes to what calls do share (the global object, the built-ins)
-// throw a TypeError. This was chosen over freezing the script's state after it loads, which
-// cannot reach the variables a closure keeps, and over a fresh runtime per call, which costs
-// about 2 ms of CPU (BenchmarkNewRuntime), some two hundred times a call; running the
-// top-level code of an adapter again costs microseconds. Its console output is written once,
-// when Compile loads the script.
+// Calls are independent: nothing one call does is visible to a later one. The script's code
+// is compiled as the body of a function, its scope (scope.go). When its top-level code only
+// declares functions and data, and no function ever assigns to what it declared (every
+// bundled adapter), the scope runs once per runtime and everything it built is frozen
+// (scope_reuse.go): a write to a table, to a function's property, to the global object or
+// to a built-in throws a TypeError. Any other script runs its top-level code again, in a
+// fresh scope, before every call, so that what a call leaves in a top-level variable, in an
+// object the top-level code built or in a closure dies with it; that costs about a
+// microsecond per function the script declares, and its console output is written once,
+// when Compile loads the script. Freezing alone cannot reach the variables a closure keeps,
+// hence the second path; a fresh runtime per call would cost about 2 ms of CPU
+// (BenchmarkNewRuntime), more than a hundred times a call.
 //
 // Every call runs on its runtime's own goroutine, and its caller waits for it only until the
 // deadline (plus a short grace): a built-in still busy in Go by then (a backtracking regular

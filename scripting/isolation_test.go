@@ -103,3 +103,125 @@ func TestCallsAreIndependent(t *testing.T) {
 		}
 	}
 }
+
+// frozenLeakyScript tries to carry the recipient into a later call through what its top-level
+// code built, in a script whose one top-level run serves every call (reusableScope): every
+// write must throw, and every read must find nothing.
+const frozenLeakyScript = `
+'use strict';
+var seen = [];
+let state = {last: null};
+const table = {codes: [], nested: {list: []}};
+function Memo() {}
+const helpers = {remember: function (r) { this.last = r }, get size() { return seen.length }};
+const scopeArguments = () => arguments;
+
+function prepare(message) {
+	const r = message.recipient;
+	const leaked = [seen.slice(), state.last, table.codes.slice(), table.nested.list.slice(), Memo.last || null,
+		Memo.prototype.last || null, prepare.last || null, helpers.last || null, helpers.size, scopeArguments()[0] || null,
+		globalThis.stash || null, ({}).leak || null, [].leak || null];
+	const errors = {};
+	const attempt = (name, fn) => { try { fn() } catch (e) { errors[name] = e.name } };
+	attempt('var array', () => seen.push(r));
+	attempt('let object', () => { state.last = r });
+	attempt('object held by a constant', () => table.codes.push(r));
+	attempt('nested object', () => table.nested.list.push(r));
+	attempt('function property', () => { Memo.last = r });
+	attempt('function prototype', () => { Memo.prototype.last = r });
+	attempt('entry point property', () => { prepare.last = r });
+	attempt('method on a table', () => helpers.remember(r));
+	attempt('defineProperty on a table', () => Object.defineProperty(seen, 'stash', {value: r}));
+	attempt('setPrototypeOf a table', () => Object.setPrototypeOf(state, {last: r}));
+	attempt('the scope arguments', () => { scopeArguments()[0] = r });
+	attempt('globalThis', () => { globalThis.stash = r });
+	attempt('undeclared name', () => { undeclaredStash = r });
+	attempt('Object.prototype', () => { Object.prototype.leak = r });
+	attempt('Array.prototype', () => { Array.prototype.leak = r });
+	return {to: r, leaked: leaked, errors: errors};
+}`
+
+// TestReusedScopeIsFrozen: a script whose top-level code runs once per runtime cannot carry
+// anything from one call to the next either: each write throws.
+func TestReusedScopeIsFrozen(t *testing.T) {
+	t.Parallel()
+	p := newProgram(t, frozenLeakyScript, []string{"prepare"})
+	if !p.reuse {
+		t.Fatal("the script runs its top-level code for every call; this test is about the other path")
+	}
+	first, second := "+15550100001", "+15550100002"
+	for i, r := range []string{first, second, second} {
+		raw := mustCall(t, p, "prepare", map[string]any{"recipient": r})
+		if i > 0 && strings.Contains(raw, first) {
+			t.Errorf("call %d saw the first recipient: %s", i+1, raw)
+		}
+		var a struct {
+			Leaked []any             `json:"leaked"`
+			Errors map[string]string `json:"errors"`
+		}
+		if err := json.Unmarshal([]byte(raw), &a); err != nil {
+			t.Fatal(err)
+		}
+		if leaked, _ := json.Marshal(a.Leaked); string(leaked) != `[[],null,[],[],null,null,null,null,0,null,null,null,null]` {
+			t.Errorf("call %d found %s of earlier calls", i+1, leaked)
+		}
+		for _, name := range []string{"var array", "let object", "object held by a constant", "nested object",
+			"function property", "function prototype", "entry point property", "method on a table",
+			"defineProperty on a table", "setPrototypeOf a table", "the scope arguments", "globalThis",
+			"Object.prototype", "Array.prototype"} {
+			if a.Errors[name] != "TypeError" {
+				t.Errorf("call %d: %s threw %q, want TypeError", i+1, name, a.Errors[name])
+			}
+		}
+		if a.Errors["undeclared name"] != "ReferenceError" || len(a.Errors) != 15 {
+			t.Errorf("call %d: errors %v", i+1, a.Errors)
+		}
+	}
+	if s := p.Stats(); s.RuntimesCreated != 1 {
+		t.Errorf("stats %+v: the calls did not share their runtime", s)
+	}
+}
+
+// TestReusableScope: which scripts run their top-level code once per runtime rather than once
+// per call. A wrong "yes" would let calls share state; a wrong "no" only costs time.
+func TestReusableScope(t *testing.T) {
+	t.Parallel()
+	const fn = "\nfunction prepare(m) { return m }\n"
+	for _, tc := range []struct {
+		name, src string
+		reuse     bool
+	}{
+		{"functions only", fn, true},
+		{"tables of literals", `var A = {x: "1", y: [1, 2, {z: null}]}; let B = -1; const C = "a" + "b" + ` + "`c`" + `;` + fn, true},
+		{"tables of functions and references", `const T = {f: function () {}, g: () => 1, h() {}, get i() { return 1 }, [1 + 1]: A}; var A = T, U = undefined;` + fn, true},
+		{"directive and empty statements", `'use strict';;` + fn, true},
+		{"a bundled-style adapter", quickstartPrepare + `var REPORTS = {delivered: "delivered"}; function interpret(r) { var s = r.status; s = s + 1; return REPORTS[s] }`, true},
+		{"a local shadowing a top-level name is assigned", `var n = 0;` + fn + `function f() { var n; n = 1 }`, false},
+		{"assignment to a top-level name", `var last = null;` + fn + `function f(r) { last = r }`, false},
+		{"compound assignment", `let n = 0;` + fn + `function f() { n += 1 }`, false},
+		{"increment", `let n = 0;` + fn + `function f() { return n++ }`, false},
+		{"destructuring assignment", `let a, b;` + fn + `function f(o) { [a, {b}] = o }`, false},
+		{"for-of over a top-level name", `let x;` + fn + `function f(o) { for (x of o) {} }`, false},
+		{"reassigned function", fn + `function f() { prepare = null }`, false},
+		{"a closure counter", `const next = (function () { let n = 0; return () => n++ })();` + fn, false},
+		{"a call", `console.log('loading');` + fn, false},
+		{"new", `const M = new Map();` + fn, false},
+		{"a regular expression", `const RE = /x/;` + fn, false},
+		{"a class", `class C {}` + fn, false},
+		{"this", `const G = this;` + fn, false},
+		{"a member", `const PI = Math.PI;` + fn, false},
+		{"an operator over a reference", `var A = 1, B = A + 1;` + fn, false},
+		{"a spread", `var A = [...'ab'];` + fn, false},
+		{"a tagged template", "var A = String.raw`x`;" + fn, false},
+		{"a destructuring declaration", `const {a} = {a: 1};` + fn, false},
+		{"a statement", `if (true) {}` + fn, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := newProgram(t, tc.src, []string{"prepare"})
+			if p.reuse != tc.reuse {
+				t.Errorf("reuse = %v, want %v", p.reuse, tc.reuse)
+			}
+		})
+	}
+}

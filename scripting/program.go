@@ -39,6 +39,7 @@ type Options struct {
 type Program struct {
 	name      string
 	scope     *goja.Program // the script as a function expression: see scope.go
+	reuse     bool          // one run of the scope serves every call (scope_reuse.go)
 	lockdown  *goja.Program
 	iterators *goja.Program
 	declared  []string             // required and optional entry points, in order
@@ -56,7 +57,8 @@ type Program struct {
 // entryInfo is what a call needs to know about its entry point, worked out at Compile.
 type entryInfo struct {
 	defined     bool   // the script defines it as a function
-	key         string // its index in the scope function's answer
+	index       int    // its index in the scope function's answer
+	key         string // the same, as a property name
 	deadline    time.Duration
 	outputBytes int
 }
@@ -65,8 +67,8 @@ type entryInfo struct {
 // verifies that every name in required is defined as a function (optional ones may be
 // absent). It runs the script's top-level code once, in a locked-down runtime that becomes
 // the first pooled one; top-level code that throws or outlives the load deadline refuses the
-// script. Every call runs the top-level code again, in a fresh scope, before its entry point
-// (see Call). limits are applied as DefaultLimits().Lower(limits). Every refusal wraps
+// script. No call sees what another did to the script's state (see Call). limits are
+// applied as DefaultLimits().Lower(limits). Every refusal wraps
 // ErrInvalidScript and names the script. logger receives console output (nil discards it).
 func Compile(name, source string, required, optional []string, limits Limits, logger *slog.Logger) (*Program, error) {
 	return CompileWith(name, source, Options{Required: required, Optional: optional, Limits: limits, Logger: logger})
@@ -95,7 +97,8 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	if idx, found := findBigIntLiteral(tree); found {
 		return nil, invalid("%s: BigInt literals are not allowed in the sandbox", tree.File.Position(int(idx)-tree.File.Base()))
 	}
-	scope, err := scopeProgram(name, source, tree, declared)
+	topLevel, reuse := reusableScope(tree)
+	scope, err := scopeProgram(name, source, tree, declared, topLevel, reuse)
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
@@ -108,7 +111,7 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 		return nil, fmt.Errorf("scripting: compiling the iterator program: %w", err)
 	}
 	p := &Program{
-		name: name, scope: scope, lockdown: lockdown, iterators: iterators,
+		name: name, scope: scope, reuse: reuse, lockdown: lockdown, iterators: iterators,
 		declared: declared, entries: make(map[string]entryInfo, len(declared)),
 		limits: limits, grace: abandonGrace, logger: o.Logger, observer: o.Observer,
 		pool: pool{max: 4 * runtime.GOMAXPROCS(0)},
@@ -143,7 +146,7 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 			return nil, invalid("%v", &notFunctionError{entry: entry, kind: kind})
 		}
 		p.entries[entry] = entryInfo{
-			defined: kind == "function", key: strconv.Itoa(i),
+			defined: kind == "function", index: i, key: strconv.Itoa(i),
 			deadline: limits.deadline(entry), outputBytes: limits.outputBytes(entry),
 		}
 		if kind != "function" && slices.Contains(o.Required, entry) {

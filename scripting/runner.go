@@ -142,6 +142,40 @@ func runLoad(p *Program, sb *sandbox) {
 	j.kinds, j.err = sb.load(p.limits.loadDeadline())
 }
 
+// resolve reads the scope function's answer: what the script bound to each declared entry
+// point. In a reusable scope it also keeps the entry points and freezes all that the
+// top-level code built.
+func (sb *sandbox) resolve(answer *goja.Object) []string {
+	n := len(sb.p.declared)
+	kinds := make([]string, n)
+	var entries []goja.Callable
+	if sb.p.reuse {
+		entries = make([]goja.Callable, n)
+	}
+	for i := range kinds {
+		v := answer.Get(strconv.Itoa(i))
+		fn, ok := goja.AssertFunction(v)
+		switch {
+		case ok:
+			kinds[i] = "function"
+			if entries != nil {
+				entries[i] = fn
+			}
+		default:
+			kinds[i] = v.String() // a typeof string
+		}
+	}
+	if entries != nil {
+		var values []goja.Value
+		for i, length := 0, int(answer.Get("length").ToInteger()); i < length; i++ {
+			values = append(values, answer.Get(strconv.Itoa(i)))
+		}
+		sb.freezeScope(values)
+		sb.entries = entries
+	}
+	return kinds
+}
+
 // load is the body of runLoad.
 func (sb *sandbox) load(deadline time.Duration) (kinds []string, err error) {
 	ctx := context.Background()
@@ -158,15 +192,7 @@ func (sb *sandbox) load(deadline time.Duration) (kinds []string, err error) {
 	if runErr != nil {
 		scriptErr = sb.classify("load", runErr, false)
 	} else {
-		obj := entries.(*goja.Object)
-		for i := range sb.p.declared {
-			v := obj.Get(strconv.Itoa(i))
-			kind := "function"
-			if _, ok := goja.AssertFunction(v); !ok {
-				kind = v.String() // a typeof string
-			}
-			kinds = append(kinds, kind)
-		}
+		kinds = sb.resolve(entries.(*goja.Object))
 	}
 	if sb.alarm.disarm() && scriptErr == nil {
 		// The code finished just as the alarm went off: an interrupt may be pending.

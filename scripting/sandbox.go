@@ -16,9 +16,11 @@ type sandbox struct {
 	p  *Program
 	vm *goja.Runtime
 	// scope runs the script's top-level code in a fresh scope and returns its entry points;
-	// global is the global object, the `this` of the top-level code.
-	scope  goja.Callable
-	global goja.Value
+	// global is the global object, the `this` of the top-level code. In a reusable scope
+	// (scope_reuse.go), entries holds the entry points of its one run, by index.
+	scope   goja.Callable
+	global  goja.Value
+	entries []goja.Callable
 	// job is the work of the current call or load, handed to sb's goroutine through wake
 	// (nil until the first job); state and done tell the caller whether the goroutine
 	// finished or was abandoned (supervise).

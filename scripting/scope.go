@@ -15,8 +15,10 @@ import (
 // which declares the script's top-level functions, variables and constants anew, then calls
 // the entry point it returns. What one call does to its top-level bindings, to objects its
 // top-level code built or to closures over them dies with the call. The only objects that
-// outlive a call are the global object and the built-ins, which the lockdown freezes (and the
-// global object is not extensible), so that a write to them throws a TypeError.
+// outlive a call are the global object and the built-ins, which the lockdown freezes, so
+// that a write to them throws a TypeError. A script whose top-level code only declares
+// functions and data, and never assigns to them, runs it once per runtime instead, and what
+// it built is frozen (scope_reuse.go).
 //
 // The scope function is built from the parsed script, not by pasting source text around it,
 // so that no script can close the function early and every position in a stack trace is
@@ -24,11 +26,16 @@ import (
 
 // scopeProgram compiles the script as a function expression whose body is the script's code
 // followed by `return [E1, E2, …]`, where Ei is the function the script bound to the i-th
-// declared entry point, or the typeof string of whatever else it bound. tree is the script
-// as Compile parsed it, to check that appending the return changed nothing before it.
-// Its errors are the script's: Compile refuses it.
-func scopeProgram(name, source string, tree *ast.Program, declared []string) (*goja.Program, error) {
-	full, err := goja.Parse(name, source+"\n;"+resolverSource(declared), parser.WithDisableSourceMaps)
+// declared entry point, or the typeof string of whatever else it bound; for a reusable scope
+// (scope_reuse.go) the array goes on with the function's arguments object and the values of
+// the top-level names. tree is the script as Compile parsed it, to check that appending the
+// return changed nothing before it. Its errors are the script's: Compile refuses it.
+func scopeProgram(name, source string, tree *ast.Program, declared, topLevel []string, reuse bool) (*goja.Program, error) {
+	resolver := resolverSource(declared)
+	if reuse {
+		resolver = resolver[:len(resolver)-1] + "arguments," + strings.Join(topLevel, ",") + "]"
+	}
+	full, err := goja.Parse(name, source+"\n;"+resolver, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, fmt.Errorf("parsing the script with its entry points: %w", err)
 	}

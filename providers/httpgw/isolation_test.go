@@ -39,13 +39,67 @@ function prepare(message, profile) {
 function interpret(response) { return {outcome: "accepted", providerReference: "gw-1"}; }
 function receipt(request) { return null; }`
 
+// frozenLeakyAdapter tries the same tricks in an adapter whose top-level code only declares
+// functions and tables, which the sandbox runs once per runtime and freezes: every write to
+// its own state throws too.
+const frozenLeakyAdapter = `
+var seen = [];
+let state = {last: null};
+const recent = [];
+
+function prepare(message, profile) {
+  var r = message.recipient;
+  var found = [seen.slice(), state.last, recent.slice(), globalThis.stash || null,
+    typeof undeclaredStash === "undefined" ? null : undeclaredStash, ({}).stash || null, [].stash || null];
+  var errors = {};
+  function attempt(name, fn) { try { fn(); } catch (e) { errors[name] = e.name; } }
+  attempt("var array", function () { seen.push(r); });
+  attempt("let object", function () { state.last = r; });
+  attempt("array held by a constant", function () { recent.push(r); });
+  attempt("globalThis", function () { globalThis.stash = r; });
+  attempt("undeclared global", function () { undeclaredStash = r; });
+  attempt("Object.prototype", function () { Object.prototype.stash = r; });
+  attempt("Array.prototype", function () { Array.prototype.stash = r; });
+  return {target: "messages", headers: {"content-type": "application/json"}, bodyFormat: "json",
+    body: {to: r, found: found, count: 0, errors: errors}};
+}
+function interpret(response) { return {outcome: "accepted", providerReference: "gw-1"}; }
+function receipt(request) { return null; }`
+
 // TestMessagesCannotReachEachOther sends two messages through a real provider and checks
 // that the second request holds nothing of the first recipient, whatever the adapter tried,
-// and that its writes to shared state failed as they must.
+// and that its writes to shared state failed as they must: with an adapter that keeps a
+// closure counter (its top-level code runs again for every call, so its own state starts
+// afresh) and with one that only declares tables (they are frozen, so writing them throws).
 func TestMessagesCannotReachEachOther(t *testing.T) {
 	t.Parallel()
-	gw := newGateway(t, answerJSON(http.StatusOK, `{"id":"gw-1"}`))
-	p := newTestProvider(t, baseConfig(t, gw.URL+"/", leakyAdapter))
+	shared := map[string]string{
+		"globalThis": "TypeError", "undeclared global": "ReferenceError",
+		"Object.prototype": "TypeError", "Array.prototype": "TypeError",
+	}
+	frozen := map[string]string{"var array": "TypeError", "let object": "TypeError", "array held by a constant": "TypeError"}
+	for k, v := range shared {
+		frozen[k] = v
+	}
+	for _, tc := range []struct {
+		name, source string
+		errors       map[string]string
+	}{
+		{"fresh scope per call", leakyAdapter, shared},
+		{"frozen scope", frozenLeakyAdapter, frozen},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			gw := newGateway(t, answerJSON(http.StatusOK, `{"id":"gw-1"}`))
+			p := newTestProvider(t, baseConfig(t, gw.URL+"/", tc.source))
+			sendTwoRecipients(t, gw, p, tc.errors)
+		})
+	}
+}
+
+// sendTwoRecipients sends one message to each of two recipients and checks the requests.
+func sendTwoRecipients(t *testing.T, gw *gateway, p *Provider, want map[string]string) {
+	t.Helper()
 	first, second := "+15550100001", "+15550100002"
 	for i, r := range []string{first, second} {
 		out := smsOutbound()
@@ -58,10 +112,6 @@ func TestMessagesCannotReachEachOther(t *testing.T) {
 	reqs := gw.requests()
 	if strings.Contains(string(reqs[1].Body), first) {
 		t.Fatalf("the second request carries the first recipient: %s", reqs[1].Body)
-	}
-	want := map[string]string{
-		"globalThis": "TypeError", "undeclared global": "ReferenceError",
-		"Object.prototype": "TypeError", "Array.prototype": "TypeError",
 	}
 	for i, req := range reqs {
 		var body struct {
