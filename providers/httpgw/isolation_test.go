@@ -10,39 +10,10 @@ import (
 	"switchboard/engine"
 )
 
-// leakyAdapter tries to carry each message's recipient into the next message's request: it
-// puts in the request body what it finds of earlier messages, and the name of the exception
-// each write attempt threw.
-const leakyAdapter = `
-var seen = [];
-let state = {last: null};
-const recent = [];
-const counter = (function () { var n = 0; return function () { return n++; }; })();
-
-function prepare(message, profile) {
-  var r = message.recipient;
-  var found = [seen.slice(), state.last, recent.slice(), globalThis.stash || null,
-    typeof undeclaredStash === "undefined" ? null : undeclaredStash, ({}).stash || null, [].stash || null];
-  var count = counter();
-  var errors = {};
-  function attempt(name, fn) { try { fn(); } catch (e) { errors[name] = e.name; } }
-  attempt("var array", function () { seen.push(r); });
-  attempt("let object", function () { state.last = r; });
-  attempt("array held by a constant", function () { recent.push(r); });
-  attempt("globalThis", function () { globalThis.stash = r; });
-  attempt("undeclared global", function () { undeclaredStash = r; });
-  attempt("Object.prototype", function () { Object.prototype.stash = r; });
-  attempt("Array.prototype", function () { Array.prototype.stash = r; });
-  return {target: "messages", headers: {"content-type": "application/json"}, bodyFormat: "json",
-    body: {to: r, found: found, count: count, errors: errors}};
-}
-function interpret(response) { return {outcome: "accepted", providerReference: "gw-1"}; }
-function receipt(request) { return null; }`
-
-// frozenLeakyAdapter tries the same tricks in an adapter whose top-level code only declares
-// functions and tables, which the sandbox runs once per runtime and freezes: every write to
-// its own state throws too.
-const frozenLeakyAdapter = `
+// leakyBody tries to carry each message's recipient into the next message's request: it puts
+// in the request body what it finds of earlier messages, the value of count() and the name
+// of the exception each write attempt threw.
+const leakyBody = `
 var seen = [];
 let state = {last: null};
 const recent = [];
@@ -61,10 +32,20 @@ function prepare(message, profile) {
   attempt("Object.prototype", function () { Object.prototype.stash = r; });
   attempt("Array.prototype", function () { Array.prototype.stash = r; });
   return {target: "messages", headers: {"content-type": "application/json"}, bodyFormat: "json",
-    body: {to: r, found: found, count: 0, errors: errors}};
+    body: {to: r, found: found, count: count(), errors: errors}};
 }
 function interpret(response) { return {outcome: "accepted", providerReference: "gw-1"}; }
 function receipt(request) { return null; }`
+
+// leakyAdapter adds a closure counter, whose top-level call sends the script down the path
+// where its top-level code runs again for every call.
+const leakyAdapter = leakyBody + `
+const count = (function () { var n = 0; return function () { return n++; }; })();`
+
+// frozenLeakyAdapter only declares functions and tables: the sandbox runs its top-level code
+// once per runtime and freezes what it built, so every write to its own state throws too.
+const frozenLeakyAdapter = leakyBody + `
+function count() { return 0; }`
 
 // TestMessagesCannotReachEachOther sends two messages through a real provider and checks
 // that the second request holds nothing of the first recipient, whatever the adapter tried,
