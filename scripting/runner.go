@@ -110,7 +110,7 @@ func abandonedMessage(sb *sandbox) string {
 	if i := sb.alarm.rung(); i != nil {
 		why = i.message()
 	}
-	return why + " (a built-in was still running; its runtime is abandoned)"
+	return why + " (its goroutine had not stopped, a built-in still busy or the machine loaded; the runtime is abandoned)"
 }
 
 // runCall is the job of a call.
