@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"switchboard/engine"
-	"switchboard/scripting"
 )
 
 // crafted makes the regular expressions of backtrackAdapter backtrack for tens of seconds in
@@ -58,14 +57,12 @@ func backtrackGateway(t *testing.T) *gateway {
 	})
 }
 
-// backtrackProvider is a provider of backtrackAdapter with 50 ms deadlines: short enough that
-// a stuck script is abandoned long before regexp2 gives up on its scan (after 1 s), long
-// enough for the ordinary calls on a loaded machine.
+// backtrackProvider is a provider of backtrackAdapter with the default deadlines (prepare and
+// interpret 200 ms, receipt 100 ms): a stuck script is abandoned long before regexp2 gives up
+// on its scan (after 1 s), and the ordinary calls have room on a loaded machine, where the
+// abandoned scans still take the CPU.
 func backtrackProvider(t *testing.T, base string) *Provider {
-	cfg := baseConfig(t, base, backtrackAdapter)
-	d := 50 * time.Millisecond
-	cfg.Limits = scripting.Limits{Deadlines: map[string]time.Duration{"prepare": d, "interpret": d, "receipt": d}}
-	return newTestProvider(t, cfg)
+	return newTestProvider(t, baseConfig(t, base, backtrackAdapter))
 }
 
 // outboundWithText is smsOutbound with another id, recipient and text.
@@ -100,7 +97,7 @@ func TestBacktrackingScriptFreesTheWorker(t *testing.T) {
 				t.Errorf("the stuck send took %s", d)
 			}
 			wantOutcome(t, o, tc.class, "script.deadline")
-			// regexp2 gives up on the scan only after 1 s, long after the 50 ms deadlines, so
+			// regexp2 gives up on the scan only after 1 s, long after the deadlines, so
 			// the script is normally still running now; on a machine so loaded that the
 			// deadline passed before the scan began, the guard refused the scan instead.
 			t.Logf("after the stuck send: %d runtimes abandoned, %d still running",
