@@ -2,7 +2,6 @@ package scripting
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -77,7 +76,7 @@ func FuzzParseJSON(f *testing.F) {
 // ignored), and is refused with the same error when it does not decode.
 func TestFromJSONMatchesDecoder(t *testing.T) {
 	p := newProgram(t, `function f() { return null }`, []string{"f"})
-	sb, err := newSandbox(context.Background(), p)
+	sb, err := newSandbox(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,8 +44,9 @@ type Limits struct {
 	// and receipt 64 KiB, callback 1 MiB: its inbound items carry texts of up to 64 KiB). An entry point missing from the map uses the key "" when present,
 	// else 64 KiB (DefaultLimits sets "" to 64 KiB).
 	OutputBytes map[string]int
-	// RuntimeUses retires a pooled runtime after this many calls (10000), so that state a
-	// script keeps in its globals cannot live for ever.
+	// RuntimeUses retires a pooled runtime after this many calls (10000), so that what goja
+	// accumulates in a runtime from call to call (its Symbol.for registry, its caches) cannot
+	// grow for ever. No state of the script survives a call (see Program.Call).
 	RuntimeUses int
 }
 
