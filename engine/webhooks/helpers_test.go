@@ -38,9 +38,11 @@ type fixture struct {
 }
 
 // endpoint is a test endpoint at url taking the messages of profile case-notices.
+// Its timeout is 10 s, so that an endpoint that answers at once is never timed out on a loaded
+// machine; a test of the timeout sets its own.
 func endpoint(id, url string) webhooks.Endpoint {
 	return webhooks.Endpoint{ID: id, URL: url, Key: testKey(), AccessProfiles: []string{"case-notices"},
-		Timeout: time.Second, Concurrency: 4}
+		Timeout: 10 * time.Second, Concurrency: 4}
 }
 
 // newFixture opens the store at the clock's time and builds the worker.

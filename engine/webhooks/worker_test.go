@@ -131,7 +131,11 @@ func TestFaultyEndpointsRetryOnSchedule(t *testing.T) {
 	urls, redirected := faultyEndpoints(t)
 	var eps []webhooks.Endpoint
 	for id, url := range urls {
-		eps = append(eps, endpoint(id, url))
+		ep := endpoint(id, url)
+		if id == "slow" {
+			ep.Timeout = webhooks.MinTimeout // its answer comes 3 s later
+		}
+		eps = append(eps, ep)
 	}
 	f := newFixture(t, wallClock(), eps...)
 	f.accept(1)
