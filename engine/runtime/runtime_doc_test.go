@@ -226,7 +226,9 @@ func (p runtimePage) missing(l keyList) []string {
 			for _, r := range p.sections[j].rows {
 				for k := range spans(r[0]) {
 					first[k] = true
-					first[k[strings.LastIndex(k, ".")+1:]] = true
+					for _, seg := range strings.Split(k, ".") {
+						first[seg] = true // file.root documents file and root
+					}
 				}
 			}
 		}
