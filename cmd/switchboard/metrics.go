@@ -13,7 +13,7 @@ import (
 	"switchboard/engine"
 )
 
-// metrics holds the Prometheus series of SPEC section 9. No label holds a recipient, a peer id
+// metrics holds the Prometheus series (docs/operations.md, "Metrics"). No label holds a recipient, a peer id
 // or message content: routes are patterns, providers are package ids.
 type metrics struct {
 	reg       *prometheus.Registry
