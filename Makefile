@@ -5,7 +5,7 @@ PKG     ?= examples/quickstart
 # go-sqlite3 needs cgo; a build without it compiles but cannot open a database.
 export CGO_ENABLED = 1
 
-.PHONY: build run test lint lint-go lint-openapi bench fuzz clean
+.PHONY: build run test lint lint-go lint-openapi docs bench fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
@@ -37,6 +37,13 @@ lint-go:
 ## version pinned in .ci/openapi/package-lock.json; any error or warning fails.
 lint-openapi:
 	cd .ci/openapi && npm ci --no-audit --no-fund --loglevel=error && npm run --silent lint
+
+## docs: regenerate the generated parts of docs/: the command reference (docs/cli.md, from the
+## cobra tree) and the dispatch transitions (docs/architecture.md, from engine.Transitions()).
+## Their tests fail in `make test` when a committed page is stale.
+docs:
+	SWITCHBOARD_WRITE_DOCS=1 $(GO) test -count=1 -run '^TestArchitectureDocLifecycle$$' ./engine
+	SWITCHBOARD_WRITE_DOCS=1 $(GO) test -count=1 -run '^TestCLIDocListsEveryCommand$$' ./cmd/switchboard
 
 ## bench: the standard scenarios of `switchboard bench` (docs/benchmarks.md) and the Go
 ## benchmarks of the hot paths, written to BENCHMARKS.md (each scenario's table, as the command

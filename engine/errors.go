@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Problem codes of SPEC section 5. engine/api maps each to its HTTP status in one table.
+// Problem codes (docs/api.md, "Problem codes"). engine/api maps each to its HTTP status in one table.
 const (
 	CodeRequestInvalid        = "request.invalid"
 	CodeAuthenticationRefused = "authentication.refused"

@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Inbox is the peer provider's narrow way into durable state (DESIGN "The flows": the only place
+// Inbox is the peer provider's narrow way into durable state (docs/architecture.md, "The seams": the only place
 // a provider touches the store). A Store implements it.
 type Inbox interface {
 	// PutInbox stores one verified inbound envelope and its idempotency record (peer, protocol,

@@ -28,7 +28,7 @@ const DefaultOperatorBatch = 500
 // ActorOperatorTool is the journal actor of actions taken with the command line.
 const ActorOperatorTool = "operator-tool"
 
-// Operator previews and applies the operator actions of SPEC section 6 (retry, cancel, settle
+// Operator previews and applies the operator actions (docs/architecture.md, "Operate": retry, cancel, settle
 // as sent or not-sent) on one message or in bulk. Every applied change is one guarded
 // transition written with its audit record; a preview reads and changes nothing.
 type Operator struct {

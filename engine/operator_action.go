@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Action is an operator action of SPEC section 6. Each is one row of Transitions: it moves a
+// Action is an operator action (docs/architecture.md, "Operate"). Each is one row of Transitions: it moves a
 // message from exactly one dispatch state to one other, and is journaled with its actor.
 type Action string
 

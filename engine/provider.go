@@ -44,7 +44,7 @@ type SenderProfileView struct {
 // OutcomeClass classifies an attempt.
 type OutcomeClass string
 
-// The outcome classes of SPEC section 6.
+// The outcome classes (docs/architecture.md, "Outcome rules").
 const (
 	// OutcomeAccepted: the provider took the message.
 	OutcomeAccepted OutcomeClass = "accepted"

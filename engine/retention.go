@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// EraseKind names one step of retention: what it erases and after how long (SPEC section 9).
+// EraseKind names one step of retention: what it erases and after how long (docs/operations.md, "Retention and erasure").
 type EraseKind string
 
 const (
@@ -64,7 +64,7 @@ type EraseResult struct {
 	Erased int
 }
 
-// RetentionPolicy is the runtime file's retention, in days (SPEC section 4).
+// RetentionPolicy is the runtime file's retention, in days (docs/runtime.md, "retention").
 type RetentionPolicy struct {
 	PayloadDays           int
 	RecordDays            int

@@ -7,7 +7,7 @@ import (
 )
 
 // Backoff is the delay before attempt n+1 after n transient attempts of a generation on one
-// provider (DESIGN "Retry arithmetic"): the delay doubles from the initial delay, is capped at
+// provider (docs/architecture.md, "Outcome rules"): the delay doubles from the initial delay, is capped at
 // the maximum, loses up to half of itself to jitter (equal jitter: half fixed, half random by
 // r in [0,1)), and is raised to retryAfter when the provider asked for more, never past the cap.
 func Backoff(policy packages.RetryPolicy, n int, retryAfter time.Duration, r float64) time.Duration {

@@ -18,8 +18,8 @@ type Store interface {
 	// ExpireDue moves at most limit queued messages whose expiresAt has passed to expired,
 	// each with an attempt row of outcome expired and an audit record. It returns how many.
 	ExpireDue(ctx context.Context, now time.Time, limit int) (int, error)
-	// ClaimPage claims due messages under fresh leases, as SPEC section 6 and DESIGN "Claims and
-	// leases" describe, in at most three statements whatever the page size.
+	// ClaimPage claims due messages under fresh leases, as docs/architecture.md, "Dispatch" and
+	// docs/operations.md, "Delivery and leases" describe, in at most three statements whatever the page size.
 	ClaimPage(ctx context.Context, now time.Time, limits PageLimits, leaseFor time.Duration) (Page, error)
 	// RenewLease extends the leases still held; it returns ErrLeaseLost if any is gone.
 	RenewLease(ctx context.Context, leases []LeaseRef, until time.Time) error

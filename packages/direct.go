@@ -2,7 +2,7 @@ package packages
 
 import "fmt"
 
-// CleanPart applies the rules of SPEC 3.2 to one part of direct content (a submission without a
+// CleanPart applies the rules of docs/package.md, "Templates" to one part of direct content (a submission without a
 // template): subjects lose newlines, text and body parts lose control characters other than
 // newline and tab, and each part keeps its size limit. part is subject, text, html or body. An
 // over-limit part is a *RenderError with code content.too-large.

@@ -1,4 +1,4 @@
-// Package packages loads and validates a Switchboard package (SPEC section 3): the manifest
+// Package packages loads and validates a Switchboard package (docs/package.md): the manifest
 // switchboard.yaml, templates with their JSON Schemas and Go templates, and the provider.yaml and
 // adapter.js of http providers. It renders templates, counts SMS segments, computes the package
 // digest and writes the starter package for `switchboard init`.
@@ -13,7 +13,7 @@
 // yamlwalk, the one closed-YAML walker with the Diagnostic and LoadError types of package and
 // runtime file problems alike.
 //
-// Template rules beyond SPEC 3.2, decided here:
+// Template rules decided here (docs/package.md, "Templates" describes them):
 //   - A part file's one final line break is not part of the text.
 //   - {{.x}} refuses a missing key (missingkey=error) and a null, object or list value. A field
 //     chain read by default, not, and, or, or tested by if/with yields null when a key is absent,

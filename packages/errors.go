@@ -7,8 +7,8 @@ import (
 )
 
 // Stable codes carried by the errors of this package. Load diagnostics use the package.*,
-// template.*, provider.* and content.* codes; Render and ValidateData use the codes of SPEC
-// section 5; WriteStarter uses the init.* codes.
+// template.*, provider.* and content.* codes; Render and ValidateData use the codes of
+// docs/api.md, "Problem codes"; WriteStarter uses the init.* codes.
 const (
 	// CodePackageInvalid: a manifest, layout or cross-reference problem.
 	CodePackageInvalid = "package.invalid"

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// Template functions (SPEC 3.2). They see only their arguments: no files, network, clock or
+// Template functions (docs/package.md, "Templates"). They see only their arguments: no files, network, clock or
 // environment. Their errors never quote a value, so they are safe to show the caller.
 //
 //	date V          V is an ISO date (2026-10-01) or an RFC 3339 timestamp; the calendar date as

@@ -20,7 +20,7 @@ import (
 const maxFileBytes = 1 << 20
 
 // layout is the package folder on disk. It refuses symbolic links, reads the files of the
-// layout (SPEC 3) and remembers each one it read for the digest; files it never reads are
+// layout (docs/package.md, "Layout") and remembers each one it read for the digest; files it never reads are
 // outside the layout and so left out of the digest.
 type layout struct {
 	root     string // absolute, symbolic links of the path itself resolved

@@ -6,7 +6,7 @@ type loader struct {
 	diags *diagnostics
 }
 
-// Load loads and validates the package folder dir as SPEC section 3 says: the manifest
+// Load loads and validates the package folder dir as docs/package.md says: the manifest
 // switchboard.yaml, every declared template (template.yaml, schema.json, the part files of
 // each locale, sample.json rendered in every locale), the folder of each provider (provider.yaml
 // and adapter script for http providers, optional for peer providers, refused for smtp ones),

@@ -8,7 +8,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Defaults and ranges of SPEC section 3.1.
+// Defaults and ranges (docs/package.md, "switchboard.yaml").
 const (
 	apiVersion                  = "switchboard/v1"
 	manifestKind                = "Package"

@@ -1,6 +1,6 @@
 package packages
 
-// parseSenderProfile decodes one senderProfiles entry and applies the defaults of SPEC 3.1.
+// parseSenderProfile decodes one senderProfiles entry and applies the defaults of docs/package.md, "Sender profiles".
 // It returns nil when the entry is unusable (its problems are recorded).
 func parseSenderProfile(m *ymap) *SenderProfile {
 	ok := true

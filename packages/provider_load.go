@@ -59,7 +59,7 @@ func (l *loader) loadProviderFolder(p *Provider) {
 	}
 }
 
-// providerYAML reads provider.yaml and its script (SPEC 3.3).
+// providerYAML reads provider.yaml and its script (docs/package.md, "HTTP provider adapters").
 func (l *loader) providerYAML(p *Provider, dir string) *Adapter {
 	rel := dir + "/provider.yaml"
 	data, ok := l.fs.read(rel, maxFileBytes, CodeProviderInvalid)

@@ -12,7 +12,7 @@ import (
 	texttemplate "text/template"
 )
 
-// Part size limits of SPEC 3.2, in bytes of rendered output.
+// Part size limits (docs/package.md, "Templates"), in bytes of rendered output.
 const (
 	limitSubject = 512
 	limitText    = 64 << 10

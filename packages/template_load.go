@@ -21,7 +21,7 @@ var (
 	parseLine     = regexp.MustCompile(`^template: [^:]*:(\d+):(?:\d+:)?\s*(.*)$`)
 )
 
-// loadTemplate loads templates/<id>/<version>/ as SPEC 3.2 says. It returns nil when the
+// loadTemplate loads templates/<id>/<version>/ as docs/package.md, "Templates" says. It returns nil when the
 // template is unusable; every problem is recorded.
 func (l *loader) loadTemplate(d decl[TemplateKey]) *Template {
 	key := d.v

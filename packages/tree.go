@@ -6,7 +6,7 @@ import (
 )
 
 // Each parsed part is rewritten once at load, before html/template adds its escapers, so that
-// the rules of SPEC 3.2 hold however the template is written:
+// the rules of docs/package.md, "Templates" hold however the template is written:
 //
 //  1. Every printing action ends with _emit (unless its last function always returns text: date,
 //     number, upper, lower, json and the text builtins), which refuses null (a missing key is already an

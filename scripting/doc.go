@@ -1,7 +1,7 @@
 // Package scripting is Switchboard's JavaScript sandbox: the only package that imports goja.
 //
 // It owns compiling an adapter script once (Compile), a pool of prepared runtimes per script
-// (Program), the sandbox limits of SPEC 3.3 (Limits), the lockdown of each runtime and the
+// (Program), the sandbox limits of docs/runtime.md, "sandbox" (Limits), the lockdown of each runtime and the
 // host helpers scripts may use (encoding, crypto, console).
 //
 // The lockdown, applied to every runtime before the script's code runs: eval and the
@@ -39,7 +39,7 @@
 // Object member lists), slices, strings, numbers, booleans and nil, turned into fresh JavaScript
 // objects for every call; results come back as JSON produced by the package's own serializer,
 // never by a function the script could have replaced. Script failures are *Error values carrying
-// one of the failure classes of SPEC 3.3 (ClassFailed, ClassDeadline, ClassOutputInvalid,
+// one of the failure classes of docs/runtime.md, "sandbox" (ClassFailed, ClassDeadline, ClassOutputInvalid,
 // ClassOutputTooLarge).
 //
 // What the sandbox does not stop: goja has no memory limit. A script cannot make one

@@ -5,7 +5,7 @@ import (
 	"unicode/utf8"
 )
 
-// The failure classes of SPEC 3.3, carried by *Error.
+// The failure classes (docs/runtime.md, "sandbox"), carried by *Error.
 const (
 	// ClassFailed: the script threw (including a TypeError from a host helper, a RangeError
 	// from a sandbox cap, and call-stack exhaustion), or its top-level code failed in a new

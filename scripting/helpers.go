@@ -15,7 +15,7 @@ import (
 	"github.com/dop251/goja"
 )
 
-// The host helpers of SPEC 3.3. Every helper takes and returns strings; bytes are always the
+// The host helpers (docs/adapters.md). Every helper takes and returns strings; bytes are always the
 // UTF-8 encoding of a string (a lone surrogate encodes as U+FFFD):
 //
 //	encoding.base64.encode(text)     base64 (RFC 4648 §4, padded) of text's UTF-8 bytes

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Limits are the sandbox limits of SPEC 3.3. DefaultLimits returns the maxima; a runtime file
+// Limits are the sandbox limits (docs/runtime.md, "sandbox"). DefaultLimits returns the maxima; a runtime file
 // may lower them (Lower), never raise them: Compile applies DefaultLimits().Lower(limits), so a
 // zero field means "the default" and no field can exceed its default.
 type Limits struct {
@@ -55,7 +55,7 @@ const (
 	fallbackOutputBytes = 64 << 10
 )
 
-// DefaultLimits returns the limits of SPEC 3.3, which are also the highest a runtime file
+// DefaultLimits returns the built-in limits, which are also the highest a runtime file
 // may configure. Each call returns fresh maps.
 func DefaultLimits() Limits {
 	return Limits{

@@ -13,12 +13,12 @@ import (
 	"switchboard/engine"
 )
 
-// The peer inbox (SPEC section 7): engine.Inbox for the peer provider's inbound side and the
+// The peer inbox (docs/operations.md, "The peer channel"): engine.Inbox for the peer provider's inbound side and the
 // inbox readers, and engine.PeerDue for its connection events.
 
 const (
-	// MaxCachedResponse is the largest acknowledgement kept for duplicates (256 KiB, SPEC
-	// section 7); a duplicate of an envelope whose answer was larger gets RESPONSE_GONE.
+	// MaxCachedResponse is the largest acknowledgement kept for duplicates (256 KiB,
+	// docs/operations.md, "The peer channel"); a duplicate of an envelope whose answer was larger gets RESPONSE_GONE.
 	MaxCachedResponse = 256 << 10
 	// InboxPageBytes bounds the payload bytes of one ListInbox page, so that a page of large
 	// envelopes (up to 10 MiB each) never holds more than this in memory. A page always holds

@@ -1,6 +1,6 @@
 package store
 
-// SQL of the peer inbox (SPEC section 7): received envelopes (peer_inbox), the idempotency
+// SQL of the peer inbox (docs/operations.md, "The peer channel"): received envelopes (peer_inbox), the idempotency
 // records of inbound envelopes (peer_idempotency), each peer's payload bytes of the day
 // (peer_inbox_daily, migration 0003), and making a connected peer's queued messages due. The
 // other tables come from migration 0001.

@@ -1,6 +1,6 @@
 package store
 
-// SQL of retention (SPEC section 9). A message's record and payload are erased only in a final
+// SQL of retention (docs/operations.md, "Retention and erasure"). A message's record and payload are erased only in a final
 // state: final_at is set only there, and every statement checks the dispatch state again. Each
 // batch selects at most its limit through a partial index that holds only what is still to be
 // erased (migration 0002), so a batch reads what it erases and nothing more.

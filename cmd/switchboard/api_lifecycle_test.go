@@ -206,6 +206,7 @@ func TestPreviewSLOReadyAndStoreDown(t *testing.T) {
 		t.Fatalf("sms preview without segments: %s", sms.raw)
 	}
 	slo := e.do(request{method: "GET", path: "/v1/slo", token: operator})
+	o.check(t, "Slo", slo.raw)
 	if slo.status != 200 || !strings.Contains(string(slo.raw), `"oversizedSkipsTotal"`) || !strings.Contains(string(slo.raw), `"queued"`) {
 		t.Fatalf("slo: %d %s", slo.status, slo.raw)
 	}

@@ -13,10 +13,10 @@ import (
 	"switchboard/cmd/switchboard/internal/bench"
 )
 
-// TestBenchReportsSection10 runs the real binary on a short closed-loop SMS run: every figure
+// TestBenchReportsItsFigures runs the real binary on a short closed-loop SMS run: every figure
 // docs/benchmarks.md lists is present and sane, nothing is lost or duplicated, --out writes one
 // CSV row per submission, and --cpuprofile a profile.
-func TestBenchReportsSection10(t *testing.T) {
+func TestBenchReportsItsFigures(t *testing.T) {
 	t.Parallel()
 	pkg := quickstartCopy(t)
 	out := filepath.Join(t.TempDir(), "run")

@@ -13,7 +13,7 @@ import (
 	"switchboard/store"
 )
 
-// `switchboard audit`: check and export the HMAC-chained journal of SPEC section 9.
+// `switchboard audit`: check and export the HMAC-chained journal (docs/operations.md, "The audit journal").
 
 func (a *app) auditCommand() *cobra.Command {
 	cmd := &cobra.Command{

@@ -14,7 +14,7 @@ import (
 	"switchboard/engine/runtime"
 )
 
-// inboxCommand is `switchboard inbox`: the peer messages received (SPEC section 7), read from
+// inboxCommand is `switchboard inbox`: the messages received (docs/api.md, "The inbox"), read from
 // the database next to a running serve.
 func (a *app) inboxCommand() *cobra.Command {
 	cmd := &cobra.Command{

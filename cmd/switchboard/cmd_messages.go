@@ -15,7 +15,7 @@ import (
 )
 
 // messagesCommand is `switchboard messages`: read messages and take the operator actions of
-// SPEC section 6 on them.
+// docs/architecture.md, "Message lifecycle" on them.
 func (a *app) messagesCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "messages",
@@ -92,7 +92,7 @@ func (a *app) printList(lines []listLine) error {
 	return w.Flush()
 }
 
-// operatorView is `messages show`: the message view of SPEC section 5 with what an operator
+// operatorView is `messages show`: the message view (docs/api.md, "The message view") with what an operator
 // also needs (providers and their references, the failure code, final and erasure times).
 type operatorView struct {
 	api.MessageView

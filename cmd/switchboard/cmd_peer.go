@@ -12,7 +12,7 @@ import (
 	"switchboard/providers/peer"
 )
 
-// peerCommand is `switchboard peer`: the peer identity of SPEC section 7.
+// peerCommand is `switchboard peer`: the peer identity (docs/runtime.md, "Provider kind").
 func (a *app) peerCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "peer",

@@ -13,7 +13,7 @@ import (
 	"switchboard/engine/runtime"
 )
 
-// `switchboard retention erase-expired`, and the hourly sweep serve runs (SPEC section 9).
+// `switchboard retention erase-expired`, and the hourly sweep serve runs (docs/operations.md, "Retention and erasure").
 
 // retentionPolicy is the runtime file's retention as the engine takes it.
 func retentionPolicy(r runtime.Retention) engine.RetentionPolicy {

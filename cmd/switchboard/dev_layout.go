@@ -160,7 +160,7 @@ func firstSenderClient(pkg *packages.Package) string {
 	return "CLIENT"
 }
 
-// devRuntime is the runtime file dev writes (SPEC section 4).
+// devRuntime is the runtime file dev writes (docs/runtime.md).
 type devRuntime struct {
 	APIVersion     string                    `yaml:"apiVersion"`
 	Kind           string                    `yaml:"kind"`

@@ -237,7 +237,7 @@ func loadOpenAPI(t *testing.T, raw []byte) *openAPI {
 	}
 	o := &openAPI{schemas: map[string]*jsonschema.Schema{}}
 	for _, name := range []string{"Problem", "Accepted", "MessageView", "Preview", "Ready", "Health",
-		"MessageList", "MessageJournal", "OperationPreview", "OperationStarted", "Operation", "Figures", "JournalVerification"} {
+		"MessageList", "MessageJournal", "OperationPreview", "OperationStarted", "Operation", "Figures", "JournalVerification", "Slo"} {
 		s, err := c.Compile("mem:///openapi.json#/components/schemas/" + name)
 		if err != nil {
 			t.Fatalf("compile %s: %v", name, err)

@@ -6,8 +6,8 @@ import (
 	"fmt"
 )
 
-// auditKeys derives the two keys of the audit journal from the runtime's audit key (DESIGN
-// "Audit chain"): one chains the records, one makes the pseudonyms of callers and recipients.
+// auditKeys derives the two keys of the audit journal from the runtime's audit key
+// (docs/operations.md, "The audit journal"): one chains the records, one makes the pseudonyms.
 func auditKeys(secret []byte) (chain, pseudonym []byte, err error) {
 	if len(secret) < 16 {
 		return nil, nil, fmt.Errorf("audit.keyRef: the audit key must hold at least 16 bytes")

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Exit codes of SPEC section 8.
+// Exit codes (docs/operations.md, "Exit codes and errors").
 const (
 	exitOK          = 0
 	exitRefused     = 1

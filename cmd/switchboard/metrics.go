@@ -13,7 +13,7 @@ import (
 	"switchboard/engine"
 )
 
-// metrics holds the Prometheus series of SPEC section 9. No label holds a recipient, a peer id
+// metrics holds the Prometheus series (docs/operations.md, "Metrics"). No label holds a recipient, a peer id
 // or message content: routes are patterns, providers are package ids.
 type metrics struct {
 	reg       *prometheus.Registry
@@ -58,9 +58,16 @@ func newMetrics() *metrics {
 			Help:    "Time from a change being written to its event being delivered, by endpoint.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 18)}, []string{"endpoint"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.inbox, m.retention, m.events, m.eventLag,
-		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.reg.MustRegister(append(m.own(), collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))...)
 	return m
+}
+
+// own are the registry's series of this program, besides the Go runtime's and the process's
+// (docs/operations.md, "Metrics" lists each, with the queue gauges read at scrape time).
+func (m *metrics) own() []prometheus.Collector {
+	return []prometheus.Collector{m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts,
+		m.refusals, m.inbox, m.retention, m.events, m.eventLag}
 }
 
 // observeRequest counts an answered API request.

@@ -14,7 +14,7 @@ import (
 	"switchboard/engine"
 )
 
-// GET /v1/inbox (SPEC sections 5 and 7): the peer messages this gateway received, oldest
+// GET /v1/inbox (docs/api.md, "The inbox"): the messages this gateway received, oldest
 // first, for the receiver and operator roles.
 
 // DefaultInboxLimit is the page size of GET /v1/inbox without a limit parameter.

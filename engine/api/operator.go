@@ -8,7 +8,7 @@ import (
 	"switchboard/packages/jsonread"
 )
 
-// The operator actions of SPEC section 6 over HTTP, for the operator role: applied at once (an
+// The operator actions (docs/architecture.md, "Operate") over HTTP, for the operator role: applied at once (an
 // API client previews by reading the message view first), journaled with the operator's
 // pseudonym, under the same rules as the command line. A message in another state is refused
 // with 409 message.not-eligible.

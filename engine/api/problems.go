@@ -16,7 +16,7 @@ type problemInfo struct {
 	title  string
 }
 
-// problems is the one table mapping codes to HTTP statuses (SPEC section 5).
+// problems is the one table mapping codes to HTTP statuses (docs/api.md, "Problem codes").
 var problems = map[string]problemInfo{
 	engine.CodeRequestInvalid:        {http.StatusBadRequest, "Invalid request"},
 	engine.CodeAuthenticationRefused: {http.StatusUnauthorized, "Authentication refused"},

@@ -64,7 +64,7 @@ type Server struct {
 	mux        *http.ServeMux
 }
 
-// maxBody is the request body cap of SPEC section 5.
+// maxBody is the request body cap (docs/api.md, "Limits").
 const maxBody = 1 << 20
 
 // New builds the Server and its routes.

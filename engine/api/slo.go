@@ -14,7 +14,7 @@ type SLOSource struct {
 	Concurrency     int
 }
 
-// outbox is the outbox member of GET /v1/slo (SPEC section 6).
+// outbox is the outbox member of GET /v1/slo (docs/api.md, "Queue figures").
 type outbox struct {
 	QueuedEntries            int64 `json:"queuedEntries"`
 	QueuedBytes              int64 `json:"queuedBytes"`

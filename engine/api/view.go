@@ -6,7 +6,7 @@ import (
 	"switchboard/engine"
 )
 
-// MessageView is the message view of SPEC section 5. The address is never shown.
+// MessageView is the message view (docs/api.md, "The message view"). The address is never shown.
 type MessageView struct {
 	ID            string              `json:"id"`
 	Status        string              `json:"status"`

@@ -10,7 +10,7 @@ import (
 
 // Limits bound what one HTTP connection may hold of a listener: a client that sends its request
 // one byte every few seconds, or never sends the next one, is cut off instead of holding a
-// connection and a goroutine indefinitely. README's Operations section names each one.
+// connection and a goroutine indefinitely. docs/api.md, "Limits" names each one.
 type Limits struct {
 	// HeaderTimeout is how long a request line and its headers may take to arrive.
 	HeaderTimeout time.Duration

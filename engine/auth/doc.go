@@ -1,4 +1,4 @@
-// Package auth decides who is calling and what they may do (SPEC section 5, Authentication):
+// Package auth decides who is calling and what they may do (docs/api.md, "Authentication"):
 //
 //   - Verifier checks `Authorization: Bearer` JWT access tokens (RFC 9068 at+jwt): algorithm
 //     allow-list (RS256, ES256, EdDSA), signature against a JWK Set fetched over HTTP (cached,

@@ -7,7 +7,7 @@ import (
 	"switchboard/packages"
 )
 
-// consoleRuntime is the SPEC example with the operator client allowed and a console member.
+// consoleRuntime is the example runtime file with the operator client allowed and a console member.
 func consoleRuntime(console string) string {
 	text := strings.Replace(specExample, "allowedClients: [case-system]", "allowedClients: [case-system, ops-console]", 1)
 	return strings.TrimRight(text, "\n") + "\n" + console + "\n"

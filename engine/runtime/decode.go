@@ -184,7 +184,7 @@ func (r *reader) decodeRetention(doc *mapping) Retention {
 	return ret
 }
 
-// decodeSandbox reads `sandbox`: each member may lower its SPEC limit, never raise it.
+// decodeSandbox reads `sandbox`: each member may lower its built-in limit, never raise it.
 func (r *reader) decodeSandbox(doc *mapping) Sandbox {
 	m := doc.child("sandbox", "sourceBytes", "stringBytes", "prepareMilliseconds",
 		"interpretMilliseconds", "receiptMilliseconds", "callStackFrames")
@@ -192,7 +192,7 @@ func (r *reader) decodeSandbox(doc *mapping) Sandbox {
 	lower := func(key string, limit int) int {
 		v := m.integer(key, int64(limit), 1, 1<<31-1)
 		if v > int64(limit) {
-			m.fail(key, "may only lower the SPEC limit of %d, never raise it", limit)
+			m.fail(key, "may only lower the built-in limit of %d, never raise it", limit)
 			return limit
 		}
 		return int(v)

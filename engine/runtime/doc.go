@@ -1,4 +1,4 @@
-// Package runtime loads the runtime file of SPEC section 4: the operator's file that binds a
+// Package runtime loads the runtime file (docs/runtime.md): the operator's file that binds a
 // package to a machine (listeners, database, secrets, provider endpoints and credentials,
 // callback verifiers, dispatch limits, retention, sandbox limits).
 //
@@ -15,7 +15,7 @@
 // the environment or a secret, nor a value of the file: diagnostics name the member (and
 // quote only keys, variable names, secret names and, unless built from ${…}, resolved paths).
 //
-// Environment substitution (decided here, SPEC is silent on the details):
+// Environment substitution (docs/runtime.md, "How the file is read"):
 //   - ${NAME} is replaced by the variable's value; an unset or empty variable is an error
 //     naming the member (getenv cannot tell unset from empty, so both count as unset).
 //   - ${NAME:-default} uses default when the variable is unset or empty; default is literal

@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// specExample is the runtime file of SPEC section 4, line for line, with its "…" placeholders
+// specExample is the reference example of a runtime file, line for line, with its "…" placeholders
 // filled in with concrete values (and secret references for the smtp credentials).
 const specExample = `apiVersion: switchboard/v1
 kind: Runtime

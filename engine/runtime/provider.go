@@ -14,7 +14,7 @@ const (
 	KindPeer = "peer"
 )
 
-// HTTP provider authentication kinds (SPEC section 4).
+// HTTP provider authentication kinds (docs/runtime.md, "Authentication kinds").
 const (
 	AuthNone                    = "none"
 	AuthBasic                   = "basic"
@@ -25,7 +25,7 @@ const (
 	AuthAWSSigV4 = "aws-sigv4"
 )
 
-// Callback verifier kinds (SPEC section 4).
+// Callback verifier kinds (docs/runtime.md, "Callback verifiers").
 const (
 	VerifierHMACSHA256Body   = "hmac-sha256-body"
 	VerifierTwilio           = "twilio"

@@ -11,7 +11,7 @@ const (
 	Kind       = "Runtime"
 )
 
-// Defaults of SPEC section 4 and the choices this package makes where SPEC is silent.
+// Defaults of the runtime file (docs/runtime.md).
 const (
 	DefaultAPIListen     = "127.0.0.1:8107"
 	DefaultMetricsListen = "127.0.0.1:9107"
@@ -37,7 +37,7 @@ type Runtime struct {
 	// it. nil when the file has none.
 	PublicURL *url.URL
 	Database  Database
-	// Authentication configures the bearer-token checks of SPEC section 5.
+	// Authentication configures the bearer-token checks (docs/api.md, "Authentication").
 	Authentication Authentication
 	// Providers holds the connection of each provider, by provider id.
 	Providers map[string]*ProviderConfig
@@ -105,14 +105,14 @@ type OIDC struct {
 	AllowedClients []string
 }
 
-// Dispatch bounds the dispatcher (SPEC section 6). Every value is a positive integer.
+// Dispatch bounds the dispatcher (docs/runtime.md, "dispatch"). Every value is a positive integer.
 type Dispatch struct {
 	Concurrency              int   // workers sending at once; default 8
 	BatchSize                int   // entries per claimed page; default 100
 	MaxPayloadBytes          int64 // rendered payload bytes per claimed page; default 10485760
 	PollIntervalMilliseconds int   // wait between polls when nothing is due; default 1000
 	// LeaseSeconds is how long a claim lasts before another process may recover it; default
-	// 60. It is a member this runtime adds to SPEC's dispatch (`leaseSeconds`).
+	// 60 (member `leaseSeconds`).
 	LeaseSeconds int
 }
 
@@ -130,13 +130,13 @@ func DefaultDispatch() Dispatch {
 		PollIntervalMilliseconds: 1000, LeaseSeconds: 60}
 }
 
-// Audit configures the audit journal (SPEC section 9).
+// Audit configures the audit journal (docs/operations.md, "The audit journal").
 type Audit struct {
 	// Key keys the journal's HMAC chain and the pseudonyms; required, at least 32 bytes.
 	Key Secret
 }
 
-// Retention says how long data is kept, in days (SPEC section 9). Every value is positive and
+// Retention says how long data is kept, in days (docs/runtime.md, "retention"). Every value is positive and
 // RecordDays is at least PayloadDays.
 type Retention struct {
 	PayloadDays           int // default 7
@@ -151,8 +151,8 @@ func DefaultRetention() Retention {
 	return Retention{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7, EventDays: 7}
 }
 
-// Sandbox holds the script limits in force. The runtime file may lower each SPEC limit
-// (section 3.3), never raise it; members it leaves out keep the SPEC value.
+// Sandbox holds the script limits in force. The runtime file may lower each built-in
+// limit (docs/runtime.md, "sandbox"), never raise it; members it leaves out keep the built-in value.
 type Sandbox struct {
 	SourceBytes           int // default and maximum 65536
 	StringBytes           int // default and maximum 1048576
@@ -162,7 +162,7 @@ type Sandbox struct {
 	CallStackFrames       int // default and maximum 1000
 }
 
-// DefaultSandbox returns the SPEC limits, which are also the highest a runtime may set.
+// DefaultSandbox returns the built-in limits, which are also the highest a runtime may set.
 func DefaultSandbox() Sandbox {
 	return Sandbox{SourceBytes: 64 << 10, StringBytes: 1 << 20, PrepareMilliseconds: 200,
 		InterpretMilliseconds: 200, ReceiptMilliseconds: 100, CallStackFrames: 1000}

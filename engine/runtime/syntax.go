@@ -7,7 +7,7 @@ import (
 )
 
 // isIdentifier reports whether s is a Switchboard identifier: 1 to 64 characters of
-// [a-z0-9-], not starting or ending with "-" (SPEC section 3).
+// [a-z0-9-], not starting or ending with "-" (docs/package.md, "Layout").
 func isIdentifier(s string) bool {
 	if s == "" || len(s) > 64 || s[0] == '-' || s[len(s)-1] == '-' {
 		return false

@@ -20,7 +20,7 @@ import (
 // maxRetryAfter caps a Retry-After (the engine caps it again at the profile's maximum delay).
 const maxRetryAfter = 24 * time.Hour
 
-// interpretOutput is what interpret returns (SPEC 3.3), decoded strictly.
+// interpretOutput is what interpret returns (docs/adapters.md), decoded strictly.
 type interpretOutput struct {
 	Outcome           string   `json:"outcome"`
 	ProviderReference string   `json:"providerReference"`
@@ -71,7 +71,7 @@ func (p *Provider) classify(ctx context.Context, ans *answer) engine.Outcome {
 	return base
 }
 
-// defaultClass is the default table of SPEC 3.3: 2xx accepted, 408/429/503 transient
+// defaultClass is the default table (docs/adapters.md): 2xx accepted, 408/429/503 transient
 // (honouring Retry-After), 500/502/504 maybe-sent, any other status permanent http.<status>.
 func (p *Provider) defaultClass(ans *answer) engine.Outcome {
 	if ans.status >= 200 && ans.status < 300 {

@@ -21,7 +21,7 @@ const (
 	DefaultMethod               = http.MethodPost
 )
 
-// Authentication kinds of SPEC section 4.
+// Authentication kinds (docs/runtime.md, "Authentication kinds").
 const (
 	AuthNone                   = "none"
 	AuthBasic                  = "basic"
@@ -124,7 +124,7 @@ type Auth struct {
 	AccessKeyID, SecretAccessKey, SessionToken string
 }
 
-// VerifierConfig configures one callback verifier (SPEC section 4, callbackVerifier).
+// VerifierConfig configures one callback verifier (docs/runtime.md, "Callback verifiers").
 type VerifierConfig struct {
 	// Kind is hmac-sha256-body, twilio, standard-webhooks, path-token, vonage-signature,
 	// ecdsa-p256, ed25519, slack, mailgun, plivo-v3 or basic.

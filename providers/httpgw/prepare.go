@@ -25,7 +25,7 @@ const (
 // userAgent is sent unless the adapter sets (and the package declares) user-agent.
 const userAgent = "switchboard-httpgw/1"
 
-// prepareOutput is what prepare returns (SPEC 3.3), decoded strictly.
+// prepareOutput is what prepare returns (docs/adapters.md), decoded strictly.
 type prepareOutput struct {
 	Target     string            `json:"target"`
 	Headers    map[string]string `json:"headers"`

@@ -9,7 +9,7 @@ import (
 	"switchboard/engine"
 )
 
-// Verifier kinds of SPEC section 4 (callbackVerifier.kind), and the two this package adds.
+// Verifier kinds (callbackVerifier.kind, docs/runtime.md, "Callback verifiers").
 const (
 	VerifierHMACSHA256Body   = "hmac-sha256-body"
 	VerifierTwilio           = "twilio"

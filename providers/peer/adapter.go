@@ -25,7 +25,7 @@ const CodePayloadInvalid = "adapter.payload-invalid"
 // maxRetryAfter caps an interpret's retryAfter (the engine caps it again).
 const maxRetryAfter = 24 * time.Hour
 
-// adapter is a peer provider's optional script (SPEC section 7): prepare shapes the payload
+// adapter is a peer provider's optional script (docs/adapters.md): prepare shapes the payload
 // bytes and may pick the protocol, interpret reads the peer's answer.
 type adapter struct {
 	program      *scripting.Program

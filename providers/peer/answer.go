@@ -11,7 +11,7 @@ import (
 // maxReasonBytes bounds how much of a refusing answer goes into an Outcome's Reason (logs).
 const maxReasonBytes = 200
 
-// ack is the JSON acknowledgement of SPEC section 7. Accepted is a pointer so that an answer
+// ack is the JSON acknowledgement (docs/operations.md, "The peer channel"). Accepted is a pointer so that an answer
 // without the member is told apart from {"accepted": false}.
 type ack struct {
 	Accepted *bool  `json:"accepted"`

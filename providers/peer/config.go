@@ -19,7 +19,7 @@ import (
 const (
 	// DefaultProtocol is the stream protocol id when Config.Protocol is empty.
 	DefaultProtocol = "/switchboard/1.0.0/message"
-	// DefaultSendTimeout bounds one whole send: dial, write, read (SPEC section 7).
+	// DefaultSendTimeout bounds one whole send: dial, write, read (docs/operations.md, "The peer channel").
 	DefaultSendTimeout = 20 * time.Second
 	// DefaultReceiveTimeout bounds one whole inbound exchange: read, store, answer.
 	DefaultReceiveTimeout = 20 * time.Second
@@ -88,7 +88,7 @@ type Config struct {
 	ReceiveTimeout time.Duration
 	// MaxInbound bounds concurrent inbound exchanges; zero = DefaultMaxInbound.
 	MaxInbound int
-	// Source is the provider's adapter script (SPEC section 7: prepare required, interpret
+	// Source is the provider's adapter script (docs/adapters.md: prepare required, interpret
 	// optional); empty = no adapter, the payload is the rendered body part.
 	Source string
 	// ScriptName names the adapter in errors and logs (its path in the package).

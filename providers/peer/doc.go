@@ -1,4 +1,4 @@
-// Package peer is the provider for the peer channel (SPEC section 7): a libp2p host per peer
+// Package peer is the provider for the peer channel (docs/operations.md, "The peer channel"): a libp2p host per peer
 // provider that sends messages to other hosts as reliable envelopes and receives theirs into
 // an inbox.
 //
@@ -9,8 +9,8 @@
 //     the configured circuit relays (v2), and optionally a relay service of its own whose
 //     circuits carry a 10 MiB envelope;
 //   - the wire format: the protobuf ReliableEnvelope (1 messageId, 2 version = 1, 3 tsMs,
-//     4 payload) encoded by hand with protowire, byte-compatible with the source document's
-//     protobufjs encoding (envelope.go); one stream per message, write, close-write, read the
+//     4 payload) encoded by hand with protowire, byte-compatible with the protobufjs encoding
+//     of the peer systems this channel interoperates with (envelope.go); one stream per message, write, close-write, read the
 //     answer to end of stream;
 //   - sending (engine.Provider): the classification of every way a send can end (send.go,
 //     answer.go). Before the whole envelope was written, a failure is transient; after, it is
@@ -28,7 +28,7 @@
 //     HTTP adapters; a prepare deadline is transient, other prepare failures permanent, an
 //     interpret failure maybe-sent (the peer answered but the answer cannot be read).
 //
-// Decisions where SPEC is silent (each documented where it is made): a recipient with no
+// Decisions made here (each documented where it is made): a recipient with no
 // known address is dialled through every configured relay; the swarm's own dial backoff is
 // cleared before each send, so that the engine's retry schedule alone paces retries; Start
 // dials the address book once so that peers waiting on each other connect; a peer that

@@ -8,7 +8,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 )
 
-// Wire constants of SPEC section 7, shared with the reliable envelope of the source document.
+// Wire constants (docs/operations.md, "The peer channel"), shared with the reliable envelope of the peer systems this channel interoperates with.
 const (
 	// EnvelopeVersion is the only ReliableEnvelope version this package writes and accepts.
 	EnvelopeVersion = 1

@@ -12,8 +12,8 @@ import (
 	"switchboard/engine"
 )
 
-// protobufjsGolden are envelopes encoded by the source document's codec (protobufjs 7,
-// ReliableEnvelope built with Type/Field exactly as in the source), recorded once.
+// protobufjsGolden are envelopes encoded by the interoperating systems' codec (protobufjs 7,
+// ReliableEnvelope built with Type/Field exactly as they build it), recorded once.
 var protobufjsGolden = []struct {
 	env Envelope
 	hex string

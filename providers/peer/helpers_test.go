@@ -35,7 +35,7 @@ func (c fixedClock) Now() time.Time { return c.t }
 
 var testNow = time.Date(2026, 11, 30, 12, 0, 0, 123_000_000, time.UTC)
 
-// responseCacheBytes is the idempotency record's response cache size (SPEC section 7).
+// responseCacheBytes is the idempotency record's response cache size (docs/operations.md, "The peer channel").
 const responseCacheBytes = 256 << 10
 
 // memInbox is an engine.Inbox in memory with the store's semantics: the first PutInbox of a

@@ -18,7 +18,7 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 )
 
-// Relay service limits (SPEC section 7: "limits large enough for a 10 MiB envelope"). The
+// Relay service limits (docs/runtime.md, "Provider kind": limits large enough for a 10 MiB envelope). The
 // stock circuit limits (2 min, 128 KiB per relayed connection) cannot carry one envelope.
 const (
 	// RelayCircuitDuration is how long one relayed connection may last.

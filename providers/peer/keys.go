@@ -78,7 +78,7 @@ func IDFromKey(raw []byte) (string, error) {
 
 // ParseIdentityKey decodes an identity key: the bytes Keygen writes, or the same bytes in
 // standard base64 (surrounding white space ignored), so that a key can also come from an
-// environment variable. Only Ed25519 keys are accepted, as SPEC section 7 requires.
+// environment variable. Only Ed25519 keys are accepted, as the peer channel requires (docs/runtime.md, "Provider kind").
 func ParseIdentityKey(raw []byte) (crypto.PrivKey, error) {
 	if len(raw) == 0 {
 		return nil, errors.New("identity key is empty")

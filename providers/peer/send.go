@@ -52,7 +52,7 @@ const (
 // configured relays' /p2p-circuit addresses for a peer with no known address, and uses
 // relayed (limited) connections.
 //
-// Classification (SPEC section 7): anything that fails before the whole envelope was
+// Classification (docs/operations.md, "The peer channel"): anything that fails before the whole envelope was
 // written is transient; after it, maybe-sent. An answer of RESPONSE_GONE or
 // {"accepted": true, …} is accepted with report delivered (ProviderReference = the inboxId when
 // the answer carries one); {"accepted": false, …} is permanent (CodeRefused); any other

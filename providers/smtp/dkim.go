@@ -8,7 +8,7 @@ import (
 )
 
 // SignedHeaders returns the header fields every DKIM signature covers, in h= order: the five
-// the contract names, plus the two that fix how the body is read (RFC 6376 section 5.4.1
+// that identify a message (From, To, Subject, Date, Message-ID), plus the two that fix how the body is read (RFC 6376 section 5.4.1
 // recommends both). The slice is the caller's.
 func SignedHeaders() []string {
 	return []string{"From", "To", "Subject", "Date", "Message-ID", "MIME-Version", "Content-Type"}

@@ -1,4 +1,4 @@
-// Package smtp is the provider for SMTP relays (SPEC section 4, kind smtp): it turns an
+// Package smtp is the provider for SMTP relays (docs/runtime.md, "Provider kind"): it turns an
 // engine.Outbound into a MIME message, signs it with DKIM when configured, hands it to the relay
 // over a pooled, reused connection, and classifies what happened.
 //

@@ -15,7 +15,7 @@ import (
 	"switchboard/engine"
 )
 
-// Rendered part names of an email (SPEC section 3.2).
+// Rendered part names of an email (docs/package.md, "Templates").
 const (
 	PartSubject = "subject"
 	PartText    = "text"

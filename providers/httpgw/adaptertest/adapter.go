@@ -27,7 +27,7 @@ type adapter struct {
 	snippet    *snippetProvider
 }
 
-// providerYAML is provider.yaml (SPEC 3.3), decoded strictly.
+// providerYAML is provider.yaml (docs/package.md, "HTTP provider adapters"), decoded strictly.
 type providerYAML struct {
 	Script  string `yaml:"script"`
 	Request struct {

@@ -1,4 +1,4 @@
--- 0002_retention: indexes for retention (SPEC section 9), so that every sweep batch reads only
+-- 0002_retention: indexes for retention (docs/operations.md, "Retention and erasure"), so that every sweep batch reads only
 -- what it erases instead of scanning the journal of every message ever kept.
 --
 -- Messages enter messages_erasable when they become final (final_at is set only for the final
