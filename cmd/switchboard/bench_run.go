@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,8 +16,10 @@ import (
 
 	"switchboard/engine"
 	"switchboard/engine/auth"
+	"switchboard/packages"
 	"switchboard/providers/httpgw/mockgw"
 	"switchboard/providers/peer"
+	"switchboard/store"
 )
 
 // benchConfig is one `switchboard bench` run as its flags describe it.
@@ -32,24 +33,31 @@ type benchConfig struct {
 	Concurrency    int     // dispatch.concurrency of the runtime file
 	Package        string
 	Out            string
-	CPUProfile     string        // file for a CPU profile of the run, or ""
+	CPUProfile     string        // file for a CPU profile of the (first) serve process, or ""
 	Timeout        time.Duration // how long to wait for the last message to become final
+	Database       string        // a PostgreSQL URL, or "" for SQLite in the temporary folder
+	Instances      int           // serve processes on the database
+	Load           string        // "" (the bench's own callers) or "wrk" (an external load generator)
 }
 
 // benchEnv is the stack under test: a copy of the package in a temporary folder, the dev
-// stand-ins, and the stack served in-process on a loopback listener.
+// stand-ins in this process, and the serve processes that run the stack.
 type benchEnv struct {
 	tmp       string
-	apiURL    string
-	stack     *stack
+	apiURL    string // the first instance's API
+	pkg       *packages.Package
+	serve     *benchServe
+	db        *benchDatabase // nil on SQLite
+	reader    *store.Store   // the bench's own handle on the database, for the queue figures
+	callbacks *roundRobin    // spreads the receipts over the instances
 	gateways  []*mockgw.Gateway
 	sink      *devSMTP
 	companion *devCompanion
-	cancel    context.CancelFunc
-	runDone   chan error
 	client    *http.Client
 	sender    string // sender token
 	operator  string // operator token ("" when the package has no operator client)
+	// wrkLatency is the accept latency wrk measured, in a run with --load wrk.
+	wrkLatency wrkLatency
 }
 
 // standInLog is the stand-ins' logger: errors only, since a refused receipt is counted in the
@@ -96,16 +104,22 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 	if err != nil {
 		return fail(err)
 	}
+	e.pkg = pkg
 	layout, err := prepareDevDir(dir)
 	if err != nil {
 		return fail(err)
 	}
-	apiLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
+	if cfg.Database != "" {
+		if e.db, err = openBenchDatabase(ctx, cfg.Database); err != nil {
+			return fail(err)
+		}
+	}
+	// The instances' API ports are chosen when they start; receipts go through a round-robin
+	// balancer in this process, whose backends are filled in then.
+	if e.callbacks, err = startRoundRobin(nil); err != nil {
 		return fail(environment("listener.failed", "127.0.0.1:0", err))
 	}
-	e.apiURL = "http://" + apiLn.Addr().String()
-	session := devSession{API: e.apiURL, Clients: clientsOf(pkg), Gateways: map[string]string{}}
+	session := devSession{API: e.callbacks.url, Clients: clientsOf(pkg), Gateways: map[string]string{}}
 	for _, p := range pkg.Providers {
 		switch p.Kind {
 		case "http":
@@ -115,13 +129,12 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 			// does not impose.
 			gw := mockgw.New(mockgw.Options{
 				Latency: cfg.GatewayLatency, ReceiptDelay: cfg.ReceiptDelay, ReceiptWorkers: 64,
-				CallbackURL: e.apiURL + "/v1/provider-callbacks/" + p.ID, CallbackSecret: layout.callbackSecret,
+				CallbackURL: e.callbacks.url + "/v1/provider-callbacks/" + p.ID, CallbackSecret: layout.callbackSecret,
 				Logger: standInLog(log, log.Enabled(ctx, slog.LevelDebug)).With("component", "mock-gateway", "provider", p.ID),
 			})
 			e.gateways = append(e.gateways, gw)
 			gwURL, err := gw.Start("127.0.0.1:0")
 			if err != nil {
-				_ = apiLn.Close()
 				return fail(environment("listener.failed", "mock gateway", err))
 			}
 			session.Gateways[p.ID] = strings.TrimSuffix(gwURL, "/")
@@ -130,7 +143,6 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 				continue
 			}
 			if e.sink, err = startSMTPSink(layout, pkg, log.With("component", "smtp-sink")); err != nil {
-				_ = apiLn.Close()
 				return fail(err)
 			}
 			session.SMTP, session.dkimDomain = e.sink.addr, e.sink.domain
@@ -139,34 +151,29 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 				continue
 			}
 			if e.companion, err = startCompanion(ctx, layout, peer.DefaultProtocol, log.With("component", "companion-peer")); err != nil {
-				_ = apiLn.Close()
 				return fail(err)
 			}
 			session.Companion = &devPeer{PeerID: e.companion.id, Addrs: e.companion.addrs, Database: e.companion.db}
 		}
 	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
-		_ = apiLn.Close()
 		return fail(err)
 	}
 	if err := setDispatchConcurrency(layout.runtimePath, cfg.Concurrency); err != nil {
-		_ = apiLn.Close()
 		return fail(environment("bench.unwritable", layout.runtimePath, err))
 	}
-	rt, pkg, err := loadRuntime(layout.runtimePath, func(string) string { return "" })
-	if err != nil {
-		_ = apiLn.Close()
+	dbURL := ""
+	if e.db != nil {
+		dbURL = e.db.serveURL
+	}
+	if e.serve, err = startServe(ctx, layout.runtimePath, cfg.Instances, dbURL, cfg.CPUProfile); err != nil {
 		return fail(err)
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	e.cancel = cancel
-	e.stack, err = buildStack(runCtx, rt, pkg, log, engine.SystemClock{})
-	if err != nil {
-		_ = apiLn.Close()
+	e.callbacks.setBackends(e.serve.apis())
+	e.apiURL = "http://" + e.serve.apis()[0]
+	if e.reader, err = e.openReader(ctx, e.serve.runtimes[0], dbURL, log); err != nil {
 		return fail(err)
 	}
-	e.runDone = make(chan error, 1)
-	go func() { e.runDone <- e.stack.run(runCtx, apiLn, nil) }()
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.MaxIdleConns = cfg.Callers + 16
 	transport.MaxIdleConnsPerHost = cfg.Callers + 16
@@ -174,10 +181,25 @@ func startBench(ctx context.Context, cfg benchConfig, log *slog.Logger) (*benchE
 	if err := e.mintTokens(layout.issuerKeyPath); err != nil {
 		return fail(err)
 	}
-	if err := e.waitReady(ctx); err != nil {
-		return fail(err)
-	}
 	return e, nil
+}
+
+// openReader opens the bench's own handle on the run's database (as the operator tools do
+// while serve runs), for the queue figures it polls: read through the API they would be
+// charged to the instances.
+func (e *benchEnv) openReader(ctx context.Context, runtimePath, dbURL string, log *slog.Logger) (*store.Store, error) {
+	getenv := func(k string) string {
+		if k == "DATABASE_URL" {
+			return strings.Replace(dbURL, "application_name="+benchServeApp, "application_name=switchboard-bench", 1)
+		}
+		return ""
+	}
+	rt, _, err := loadRuntime(runtimePath, getenv)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := openStore(ctx, rt, engine.SystemClock{}, standInLog(log, false), false)
+	return st, err
 }
 
 // mintTokens signs a sender token and an operator token with the dev issuer's key.
@@ -186,7 +208,7 @@ func (e *benchEnv) mintTokens(keyPath string) error {
 	if err != nil {
 		return fmt.Errorf("load the bench issuer: %w", err)
 	}
-	pkg := e.stack.pkg
+	pkg := e.pkg
 	for _, p := range pkg.AccessProfiles {
 		if len(p.Clients) == 0 {
 			continue
@@ -210,38 +232,17 @@ func (e *benchEnv) mintTokens(keyPath string) error {
 	return nil
 }
 
-// waitReady polls /ready until it answers 200.
-func (e *benchEnv) waitReady(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.apiURL+"/ready", nil)
-		if resp, err := e.client.Do(req); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return environment("bench.not-ready", e.apiURL, fmt.Errorf("the stack did not become ready: %w", ctx.Err()))
-		case err := <-e.runDone:
-			e.runDone <- err
-			return fmt.Errorf("the stack stopped while starting: %w", err)
-		case <-tick.C:
-		}
-	}
-}
-
-// close stops the stack, then the stand-ins, and removes the temporary folder.
+// close stops the serve processes, then the stand-ins, drops the run's schema and removes
+// the temporary folder.
 func (e *benchEnv) close() {
-	if e.cancel != nil {
-		e.cancel()
+	if e.reader != nil {
+		_ = e.reader.Close()
 	}
-	if e.runDone != nil {
-		<-e.runDone
+	if e.serve != nil {
+		e.serve.stop()
+	}
+	if e.callbacks != nil {
+		e.callbacks.close()
 	}
 	for _, gw := range e.gateways {
 		_ = gw.Close()
@@ -251,6 +252,9 @@ func (e *benchEnv) close() {
 	}
 	if e.companion != nil {
 		e.companion.close()
+	}
+	if e.db != nil {
+		e.db.close()
 	}
 	_ = os.RemoveAll(e.tmp)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"sync/atomic"
 	"text/tabwriter"
@@ -40,17 +41,36 @@ type benchResult struct {
 	WriterMeanBatch    float64 `json:"writerMeanBatch"`
 	GivenWaySeconds    float64 `json:"givenWaySeconds"`
 	DurationSeconds    float64 `json:"durationSeconds"`
+	// Database is "sqlite" or "postgres", Instances the serve processes on it, Load who made
+	// the submissions: "bench" (its own callers) or "wrk".
+	Database  string `json:"database"`
+	Instances int    `json:"instances"`
+	Load      string `json:"load"`
+	// ServeCPUUsPerMessage is the CPU time of the serve processes over the run (from the first
+	// submission until every message was final), per accepted message; the bench's callers
+	// and stand-ins are other processes and are not counted.
+	ServeCPUUsPerMessage float64 `json:"serveCpuUsPerMessage"`
+	// DatabaseCPUUsPerMessage is the CPU time of the PostgreSQL server's processes on this
+	// machine that worked for the run, per accepted message; absent on SQLite and for a server
+	// elsewhere.
+	DatabaseCPUUsPerMessage *float64 `json:"databaseCpuUsPerMessage,omitempty"`
+	// LoadAverage is the machine's one-minute load average when the run ended: the figures of
+	// a run on a busy machine are lower than they would be on a quiet one.
+	LoadAverage float64 `json:"loadAverage"`
 }
 
 func (a *app) benchCommand() *cobra.Command {
 	cfg := benchConfig{}
 	cmd := &cobra.Command{
-		Use:   "bench [--messages N] [--callers C] [--channel sms|email|peer|mixed] [--gateway-latency D] [--rate R]",
+		Use:   "bench [--messages N] [--callers C] [--channel sms|email|peer|mixed] [--gateway-latency D] [--rate R] [--database URL] [--instances N] [--load wrk]",
 		Short: "Measure a whole stack on loopback: accept and end-to-end throughput, latency, memory",
 		Long: "bench copies the package into a temporary folder, starts the dev stand-ins (mock SMS gateway\n" +
-			"posting signed receipts, SMTP sink, companion peer) and the stack on loopback with SQLite,\n" +
-			"submits messages through the HTTP API with real tokens from concurrent callers, waits until\n" +
-			"every accepted message is final, and prints the figures of SPEC section 10.",
+			"posting signed receipts, SMTP sink, companion peer) and the stack in serve processes on loopback\n" +
+			"(SQLite in the folder, or a fresh schema of the PostgreSQL database --database names), submits\n" +
+			"messages through the HTTP API with real tokens from concurrent callers (or from wrk, with\n" +
+			"--load wrk), waits until every accepted message is final, and prints its figures, with the CPU\n" +
+			"time the serve processes and the database server spent per message. docs/benchmarks.md\n" +
+			"describes the scenarios, the flags and every figure.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError(fmt.Errorf("bench takes no arguments"))
@@ -74,8 +94,11 @@ func (a *app) benchCommand() *cobra.Command {
 	f.IntVar(&cfg.Concurrency, "concurrency", 160, "dispatch.concurrency: dispatcher workers")
 	f.StringVar(&cfg.Package, "package", "examples/quickstart", "the package to benchmark (copied, never written)")
 	f.StringVar(&cfg.Out, "out", "", "folder for the raw samples (samples.csv) and a chart (latency.png)")
-	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run (stack, stand-ins and callers) to this file, for go tool pprof")
+	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the first serve process, from its start to its stop, to this file, for go tool pprof")
 	f.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "how long to wait, after the last submission, for every message to become final")
+	f.StringVar(&cfg.Database, "database", "", "run on this PostgreSQL database (postgres://…), in a fresh schema per run, instead of SQLite")
+	f.IntVar(&cfg.Instances, "instances", 1, "serve processes sharing the database (more than one needs --database)")
+	f.StringVar(&cfg.Load, "load", "", "wrk: submit from wrk (a separate load generator) instead of the bench's own callers")
 	return cmd
 }
 
@@ -96,6 +119,16 @@ func (c benchConfig) validate() error {
 		return usageError(fmt.Errorf("--concurrency must be at least 1"))
 	case c.Timeout <= 0:
 		return usageError(fmt.Errorf("--timeout must be positive"))
+	case c.Instances < 1:
+		return usageError(fmt.Errorf("--instances must be at least 1"))
+	case c.Instances > 1 && c.Database == "":
+		return usageError(fmt.Errorf("--instances above 1 needs --database: several serve processes share only PostgreSQL"))
+	case c.Load != "" && c.Load != "wrk":
+		return usageError(fmt.Errorf("--load must be wrk"))
+	case c.Load == "wrk" && c.Rate > 0:
+		return usageError(fmt.Errorf("--load wrk runs a closed loop: it takes no --rate"))
+	case c.Load == "wrk" && c.Channel == "mixed":
+		return usageError(fmt.Errorf("--load wrk sends one submission body: it takes one channel, not mixed"))
 	}
 	return nil
 }
@@ -119,7 +152,7 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 	if e.companion != nil {
 		companion = e.companion.id
 	}
-	bodies, err := benchBodies(e.stack.pkg, companion, benchChannels(cfg.Channel))
+	bodies, err := benchBodies(e.pkg, companion, benchChannels(cfg.Channel))
 	if err != nil {
 		return err
 	}
@@ -127,43 +160,81 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 	if f, ok := a.stderr.(*os.File); ok && !a.json() && term.IsTerminal(int(f.Fd())) {
 		bar = a.newProgress("dispatched", int64(cfg.Messages))
 	}
-	stopProfile := func() {}
-	if cfg.CPUProfile != "" {
-		// The profile covers the load and the dispatch, not the final read of every message.
-		if stopProfile, err = startCPUProfile(cfg.CPUProfile); err != nil {
-			return environment("bench.unwritable", cfg.CPUProfile, err)
+	pids := e.serve.pids()
+	serveBefore := processesCPU(pids)
+	if e.db != nil {
+		if err := e.db.observe(ctx); err != nil {
+			return fmt.Errorf("bench: %w", err)
 		}
-		defer stopProfile()
 	}
 	var accepted atomic.Int64
 	loadDone := make(chan struct{})
 	var samples []benchSample
 	var start time.Time
+	var loadErr error
 	go func() {
 		defer close(loadDone)
+		if cfg.Load == "wrk" {
+			samples, start, loadErr = e.loadWrk(ctx, cfg, bodies, &accepted)
+			return
+		}
 		samples, start = e.load(ctx, cfg, bodies, &accepted)
 	}()
 	deadline, err := e.waitSettled(ctx, loadDone, &accepted, cfg.Timeout,
 		func(n int64) { bar.set(n, int64(cfg.Messages)) })
 	bar.finish()
 	<-loadDone
-	stopProfile()
+	// The run's cost: everything the instances and the database did from the first submission
+	// until every message was final (the final reads below are not part of it).
+	serveCPU := processesCPU(pids) - serveBefore
+	if e.db != nil {
+		if oerr := e.db.observe(ctx); oerr != nil && err == nil {
+			err = oerr
+		}
+	}
+	if err == nil {
+		err = loadErr
+	}
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
 	if err := e.readFinal(ctx, samples, min(cfg.Callers, 16), deadline); err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
+	if cfg.Load == "wrk" {
+		samples = wrkAcceptTimes(samples)
+	}
 	dups, err := e.duplicates(ctx)
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)
 	}
-	r := summarize(cfg, samples, start, dups, peakRSSBytes())
-	r.ReceiptsFailed = e.receiptsFailed()
-	if ws := e.stack.store.WriterStats(); ws.Batches > 0 {
-		r.WriterBatches, r.WriterMeanBatch = ws.Batches, float64(ws.Requests)/float64(ws.Batches)
+	r := summarize(cfg, samples, start, dups, processPeakRSS(pids))
+	if cfg.Load == "wrk" {
+		r.AcceptP50Ms, r.AcceptP99Ms = e.wrkLatency.p50, e.wrkLatency.p99
 	}
-	r.GivenWaySeconds = e.stack.dispatcher.Figures().GivenWay.Seconds()
+	r.ReceiptsFailed = e.receiptsFailed()
+	r.Database, r.Instances, r.Load = "sqlite", cfg.Instances, "bench"
+	if e.db != nil {
+		r.Database = "postgres"
+	}
+	if cfg.Load != "" {
+		r.Load = cfg.Load
+	}
+	if r.Messages > 0 {
+		r.ServeCPUUsPerMessage = math.Round(float64(serveCPU.Microseconds())/float64(r.Messages)*10) / 10
+		if e.db != nil && e.db.local() {
+			v := math.Round(float64(e.db.cpu().Microseconds())/float64(r.Messages)*10) / 10
+			r.DatabaseCPUUsPerMessage = &v
+		}
+	}
+	if batches, err := e.serve.metric(ctx, "switchboard_store_transactions_total"); err == nil && batches > 0 {
+		requests, _ := e.serve.metric(ctx, "switchboard_store_requests_total")
+		r.WriterBatches, r.WriterMeanBatch = int64(batches), math.Round(requests/batches*10)/10
+	}
+	if gw, err := e.serve.metric(ctx, "switchboard_dispatch_give_way_seconds_total"); err == nil {
+		r.GivenWaySeconds = math.Round(gw*10) / 10
+	}
+	r.LoadAverage = loadAverage()
 	if cfg.Out != "" {
 		if err := writeBenchOut(cfg.Out, samples, start); err != nil {
 			return environment("bench.unwritable", cfg.Out, err)
@@ -185,18 +256,24 @@ func (a *app) bench(ctx context.Context, cfg benchConfig) error {
 // printBench writes the human table.
 func (a *app) printBench(r benchResult) {
 	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "scenario\t%d %s message(s), %d caller(s), gateway latency %gms, concurrency %d\n",
-		r.Requested, r.Channel, r.Callers, r.GatewayLatencyMs, r.Concurrency)
+	fmt.Fprintf(w, "scenario\t%d %s message(s), %d caller(s) (%s), gateway latency %gms, concurrency %d\n",
+		r.Requested, r.Channel, r.Callers, r.Load, r.GatewayLatencyMs, r.Concurrency)
+	fmt.Fprintf(w, "stack\t%d serve process(es) on %s\n", r.Instances, r.Database)
 	fmt.Fprintf(w, "accepted\t%d (%d refused) at %.1f/s\n", r.Messages, r.Refused, r.AcceptedPerSecond)
 	fmt.Fprintf(w, "final\t%d delivered, %d failed, %d lost; delivered end to end at %.1f/s\n",
 		r.Delivered, r.Failed, r.Lost, r.DeliveredPerSecond)
 	fmt.Fprintf(w, "accept latency\tp50 %.1f ms, p99 %.1f ms\n", r.AcceptP50Ms, r.AcceptP99Ms)
 	fmt.Fprintf(w, "end to end\tp50 %.1f ms, p99 %.1f ms\n", r.EndToEndP50Ms, r.EndToEndP99Ms)
-	fmt.Fprintf(w, "peak RSS\t%.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(w, "peak RSS\t%.1f MiB (the largest serve process)\n", float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(w, "serve CPU\t%.1f µs per message\n", r.ServeCPUUsPerMessage)
+	if r.DatabaseCPUUsPerMessage != nil {
+		fmt.Fprintf(w, "database CPU\t%.1f µs per message\n", *r.DatabaseCPUUsPerMessage)
+	}
 	fmt.Fprintf(w, "duplicates\t%d\n", r.Duplicates)
 	fmt.Fprintf(w, "receipts failed\t%d (the mock gateway gave up posting them)\n", r.ReceiptsFailed)
 	fmt.Fprintf(w, "store writer\t%d transactions, %.1f requests each on average\n", r.WriterBatches, r.WriterMeanBatch)
 	fmt.Fprintf(w, "gave way\t%.1f s (the dispatcher held one claim while the burst had the CPU)\n", r.GivenWaySeconds)
 	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
+	fmt.Fprintf(w, "load average\t%.2f (one minute, when the run ended)\n", r.LoadAverage)
 	_ = w.Flush()
 }
