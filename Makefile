@@ -5,7 +5,7 @@ PKG     ?= examples/quickstart
 # go-sqlite3 needs cgo; a build without it compiles but cannot open a database.
 export CGO_ENABLED = 1
 
-.PHONY: build run test lint bench bench-tools fuzz clean
+.PHONY: build run test lint lint-go lint-openapi bench bench-tools fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
@@ -18,11 +18,25 @@ run: build
 test:
 	$(GO) test -race -count=1 -timeout 20m ./...
 
-lint:
+## lint: every check CI runs besides the tests (.ci/run calls it before `make test`).
+lint: lint-go lint-openapi
+
+STATICCHECK ?= $(shell $(GO) env GOPATH)/bin/staticcheck
+
+## lint-go: gofmt, go vet, staticcheck, a tidy go.mod, and the import rules of
+## docs/architecture.md.
+lint-go:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
-	staticcheck ./...
+	@test -x $(STATICCHECK) || $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+	$(STATICCHECK) ./...
+	$(GO) mod tidy -diff
+	$(GO) test -count=1 ./cmd/internal/importrules
+
+## lint-openapi: engine/api/openapi.json against Redocly CLI's recommended rules, with the
+## version pinned in .ci/openapi/package-lock.json; any error or warning fails.
+lint-openapi:
+	cd .ci/openapi && npm ci --no-audit --no-fund --loglevel=error && npm run --silent lint
 
 ## bench: the standard scenarios of `switchboard bench` (docs/benchmarks.md) and the Go
 ## benchmarks of the hot paths, written to BENCHMARKS.md (each scenario's table, as the command

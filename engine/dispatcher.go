@@ -29,22 +29,21 @@ type DispatcherConfig struct {
 	Jitter func() float64
 	// Observe, when set, is told about every finished attempt (for metrics).
 	Observe func(provider string, class OutcomeClass, d time.Duration)
-	// Intake, when set, is the Submitter's count of submissions: the dispatcher gives way to a
-	// burst of them (see giveWay). Nil never gives way.
-	Intake *Intake
 	// Reconciler, when set, applies receipts stranded between two writers at each maintenance
 	// pass (a store whose writers run side by side: PostgreSQL). Nil has none to apply.
 	Reconciler ReceiptReconciler
+	// Admission, when set, caps the claims the dispatcher holds while acceptance needs the
+	// machine more (see Admission). Nil never holds it back.
+	Admission Admission
 }
 
 // Dispatcher claims due messages in bounded pages under leases, hands each to its provider's
-// lane of workers, and records every outcome fenced by the lease. See SPEC section 6.
+// lane of workers, and records every outcome fenced by the lease.
 type Dispatcher struct {
-	cfg     DispatcherConfig
-	log     *slog.Logger
-	wake    chan struct{}
-	freed   chan struct{}
-	giveWay *giveWay
+	cfg   DispatcherConfig
+	log   *slog.Logger
+	wake  chan struct{}
+	freed chan struct{}
 
 	mu     sync.Mutex
 	held   map[string]LeaseRef // claims not yet finished, by message id
@@ -60,7 +59,8 @@ type PageFigures struct {
 	ByteBudgetDeferralsTotal int64
 	ClaimedHeld              int
 	LeaseLostTotal           int64
-	// GivenWay is the time spent giving way to bursts of submissions (see giveWay).
+	// GivenWay is the time the Admission policy held the dispatcher back (to give way to bursts
+	// of submissions).
 	GivenWay time.Duration
 }
 
@@ -77,7 +77,7 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 	}
 	return &Dispatcher{
 		cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), freed: make(chan struct{}, 1),
-		held: map[string]LeaseRef{}, lanes: map[string]*lane{}, giveWay: newGiveWay(cfg.Intake),
+		held: map[string]LeaseRef{}, lanes: map[string]*lane{},
 	}
 }
 
@@ -96,7 +96,9 @@ func (d *Dispatcher) Figures() PageFigures {
 	defer d.mu.Unlock()
 	f := d.figure
 	f.ClaimedHeld = len(d.held)
-	f.GivenWay = d.giveWay.givenWay()
+	if d.cfg.Admission != nil {
+		f.GivenWay = d.cfg.Admission.HeldBack()
+	}
 	return f
 }
 
@@ -186,13 +188,14 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 	}
 }
 
-// claimCap is how many claims the dispatcher may hold now: heldCap, or its floor while it gives
-// way to a burst of submissions.
+// claimCap is how many claims the dispatcher may hold now: heldCap, or less while the Admission
+// policy holds it back, but never fewer than one.
 func (d *Dispatcher) claimCap() int {
-	if d.giveWay.yielding() {
-		return giveWayFloor
+	full := d.heldCap()
+	if d.cfg.Admission == nil {
+		return full
 	}
-	return d.heldCap()
+	return min(max(d.cfg.Admission.ClaimCap(full), 1), full)
 }
 
 // freeSlots is how many more claims the dispatcher may hold now, under a cap of claimCap.

@@ -2,9 +2,9 @@ package engine
 
 import "sync/atomic"
 
-// Intake counts the submissions the Submitter has taken. The dispatcher reads it to tell a
-// burst of submissions from a quiet moment (see giveWay). The zero value is ready to use; a nil
-// Intake counts nothing.
+// Intake counts the submissions the Submitter has taken. An Admission policy reads it to tell
+// a burst of submissions from a quiet moment. The zero value is ready to use; a nil Intake
+// counts nothing.
 type Intake struct {
 	started atomic.Int64
 }

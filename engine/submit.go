@@ -24,7 +24,7 @@ type SubmitterConfig struct {
 	// OnAccepted, when set, is called after a new message became durable (the dispatcher's
 	// Wake), so that it goes out without waiting for the next poll.
 	OnAccepted func()
-	// Intake, when set, counts the submissions taken (the dispatcher reads it).
+	// Intake, when set, counts the submissions taken (an Admission policy reads it).
 	Intake *Intake
 }
 
@@ -129,7 +129,8 @@ func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body 
 	return r, nil
 }
 
-// timing computes expiresAt and notBefore and refuses what SPEC section 5 refuses.
+// timing computes expiresAt and notBefore: it refuses an expiresAt in the past or beyond the
+// payload retention, and a notBefore that is not before expiresAt.
 func (s *Submitter) timing(now time.Time, sp *packages.SenderProfile, req *SubmitRequest) (time.Time, *time.Time, error) {
 	expiresAt := now.Add(time.Duration(sp.DefaultExpirySeconds) * time.Second)
 	if req.ExpiresAt != nil {
@@ -209,8 +210,8 @@ func (s *Submitter) renderTemplate(access *packages.AccessProfile, sp *packages.
 	return out.Parts, tmpl.ContentType, nil
 }
 
-// directContent checks direct content against the channel and the SPEC 3.2 cleaning rules and
-// limits (the same ones template parts follow).
+// directContent checks direct content against the channel, and cleans and limits it with
+// packages.CleanPart (as template parts are).
 func directContent(access *packages.AccessProfile, sp *packages.SenderProfile, c *DirectContent) (map[string]string, string, error) {
 	if !access.AllowDirectContent {
 		return nil, "", NewProblem(CodeProfileNotAuthz, "the caller's access profile does not allow direct content")

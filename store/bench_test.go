@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/engine"
+	"switchboard/engine/cputime"
 	"switchboard/store"
 	"switchboard/store/pgtest"
 )
@@ -155,7 +156,7 @@ func benchClaimFinish(b *testing.B, s *store.Store) {
 // cpuTime is the CPU time (user and system) the process has used: on a shared machine it
 // says more than wall time about what one operation costs.
 func cpuTime(b *testing.B) time.Duration {
-	d, ok := engine.ProcessCPU()
+	d, ok := cputime.Process()
 	if !ok {
 		b.Fatal("the process's CPU time cannot be read here")
 	}

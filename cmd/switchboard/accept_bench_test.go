@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"switchboard/engine"
+	"switchboard/engine/cputime"
 )
 
 // BenchmarkAcceptPath measures the whole accept path over loopback HTTP: handler, token check
@@ -66,7 +66,7 @@ func BenchmarkAcceptPath(b *testing.B) {
 // reports it per accept because wall-clock rates move with whatever else the machine runs; it
 // counts the in-process HTTP client as well as the server.
 func processCPU(b *testing.B) time.Duration {
-	d, ok := engine.ProcessCPU()
+	d, ok := cputime.Process()
 	if !ok {
 		b.Fatal("the process's CPU time cannot be read here")
 	}

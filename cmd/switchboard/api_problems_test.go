@@ -110,6 +110,11 @@ func TestProblemCodes(t *testing.T) {
 		{"two json values", request{method: "POST", path: "/v1/messages", token: sender, key: "k", body: []byte(`{} {}`)}, 400, "request.invalid"},
 		{"not json", request{method: "POST", path: "/v1/messages", token: sender, key: "k", body: []byte("a=b"), contentType: "application/x-www-form-urlencoded"}, 415, "request.unsupported-media-type"},
 		{"body over 1 MiB", request{method: "POST", path: "/v1/messages", token: sender, key: "k", body: []byte(`{"correlationId":"` + big + `"}`)}, 413, "request.body-too-large"},
+		// Every route refuses a body over 1 MiB before anything else, the public ones included
+		// (the 413 the OpenAPI document lists for each of them).
+		{"body over 1 MiB on GET /health", request{method: "GET", path: "/health", body: []byte(big)}, 413, "request.body-too-large"},
+		{"body over 1 MiB on GET /ready", request{method: "GET", path: "/ready", body: []byte(big)}, 413, "request.body-too-large"},
+		{"body over 1 MiB on GET /openapi.json", request{method: "GET", path: "/openapi.json", body: []byte(big)}, 413, "request.body-too-large"},
 		{"unknown sender profile", request{method: "POST", path: "/v1/messages", token: sender, key: "k", body: with(smsBody(nil), "senderProfile", "nope")}, 403, "profile.not-authorized"},
 		{"direct content not allowed", request{method: "POST", path: "/v1/messages", token: sender, key: "k",
 			body: map[string]any{"senderProfile": "reminders-sms", "to": map[string]string{"phone": testPhone}, "content": map[string]string{"text": "hi"}}}, 403, "profile.not-authorized"},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"switchboard/cmd/switchboard/internal/bench"
 	"switchboard/store/pgtest"
 )
 
@@ -44,13 +45,13 @@ func TestBenchPostgresInstances(t *testing.T) {
 
 // runBenchJSON runs the bench binary with -o json and decodes its result; it fails the test
 // when the bench does not exit 0.
-func runBenchJSON(t *testing.T, args ...string) benchResult {
+func runBenchJSON(t *testing.T, args ...string) bench.Result {
 	t.Helper()
 	stdout, stderr, code := cli(t, append([]string{"bench", "-o", "json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("bench %v: exit %d\nstdout %s\nstderr %s", args, code, stdout, stderr)
 	}
-	var r benchResult
+	var r bench.Result
 	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), &r); err != nil {
 		t.Fatalf("bench -o json printed %q: %v", stdout, err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
@@ -19,14 +18,13 @@ import (
 const benchServeApp = "switchboard-bench-serve"
 
 // benchDatabase is the PostgreSQL database of a run: a fresh schema, dropped at close, and
-// what it takes to charge the server's CPU time to the run.
+// what the bench needs to charge the server's CPU time to the run.
 type benchDatabase struct {
-	db         *sql.DB // the bench's own connection (application_name switchboard-bench)
-	schema     string
-	serveURL   string // what the instances connect with: the schema and benchServeApp
-	postmaster int    // the server's main process on this machine, 0 when it is not here
-	mu         sync.Mutex
-	tally      *cpuTally
+	db        *sql.DB // the command's own connection (application_name switchboard-bench)
+	schema    string
+	serveURL  string // what the instances connect with: the schema and benchServeApp
+	readerURL string // what the bench's reader connects with: the schema, switchboard-bench
+	backend   int    // the server process serving db, 0 when unknown
 }
 
 // openBenchDatabase creates a schema for the run on the database at rawURL.
@@ -35,87 +33,51 @@ func openBenchDatabase(ctx context.Context, rawURL string) (*benchDatabase, erro
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
 		return nil, usageError(fmt.Errorf("--database must be a postgres:// URL"))
 	}
-	own := *u
-	q := own.Query()
-	q.Set("application_name", "switchboard-bench")
-	own.RawQuery = q.Encode()
-	db, err := sql.Open("pgx", own.String())
+	withParams := func(params map[string]string) string {
+		v := *u
+		q := v.Query()
+		for k, p := range params {
+			q.Set(k, p)
+		}
+		v.RawQuery = q.Encode()
+		return v.String()
+	}
+	db, err := sql.Open("pgx", withParams(map[string]string{"application_name": "switchboard-bench"}))
 	if err != nil {
 		return nil, environment("database.unreachable", "--database", err)
 	}
-	db.SetMaxOpenConns(2)
-	b := &benchDatabase{db: db, schema: "sbbench_" + strings.ToLower(rand.Text()[:12]), tally: newCPUTally()}
+	db.SetMaxOpenConns(1) // one backend: the one AnyBackend names
+	db.SetConnMaxIdleTime(0)
+	b := &benchDatabase{db: db, schema: "sbbench_" + strings.ToLower(rand.Text()[:12])}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if _, err := db.ExecContext(ctx, `CREATE SCHEMA `+b.schema); err != nil {
 		db.Close()
 		return nil, environment("database.unreachable", "--database", fmt.Errorf("create the run's schema: %w", err))
 	}
-	q = u.Query()
-	q.Set("search_path", b.schema)
-	q.Set("application_name", benchServeApp)
-	u.RawQuery = q.Encode()
-	b.serveURL = u.String()
-	// The server runs on this machine when the backend serving this connection is one of its
-	// processes: its parent is the server's main process.
-	var backend int
-	if err := db.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err == nil {
-		if st, ok := readProcStat(backend); ok {
-			b.postmaster = st.ppid
-		}
-	}
+	b.serveURL = withParams(map[string]string{"search_path": b.schema, "application_name": benchServeApp})
+	b.readerURL = withParams(map[string]string{"search_path": b.schema, "application_name": "switchboard-bench"})
+	_ = db.QueryRowContext(ctx, `SELECT pg_backend_pid()`).Scan(&b.backend)
 	return b, nil
 }
 
-// local reports whether the server's processes can be measured (it runs on this machine).
-func (b *benchDatabase) local() bool { return b.postmaster > 0 }
-
-// observe records the CPU time of the server's processes that work for the run: the main
-// process, its background processes (WAL writer, checkpointer, background writer, autovacuum)
-// and the backends of the serve instances' connections; other clients' backends are left out.
-func (b *benchDatabase) observe(ctx context.Context) error {
-	if !b.local() {
-		return nil
-	}
-	children, err := childrenOf(b.postmaster)
-	if err != nil {
-		return err
-	}
+// foreign lists the server's client backends that do not serve the run's instances.
+func (b *benchDatabase) foreign(ctx context.Context) (map[int]bool, error) {
 	rows, err := b.db.QueryContext(ctx, `SELECT pid FROM pg_stat_activity
 		WHERE backend_type = 'client backend' AND application_name IS DISTINCT FROM $1`, benchServeApp)
 	if err != nil {
-		return fmt.Errorf("read the server's backends: %w", err)
+		return nil, err
 	}
-	others := map[int]bool{}
+	defer rows.Close()
+	out := map[int]bool{}
 	for rows.Next() {
 		var pid int
 		if err := rows.Scan(&pid); err != nil {
-			rows.Close()
-			return err
+			return nil, err
 		}
-		others[pid] = true
+		out[pid] = true
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	pids := []int{b.postmaster}
-	for _, pid := range children {
-		if !others[pid] {
-			pids = append(pids, pid)
-		}
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.tally.observe(pids)
-	return nil
-}
-
-// cpu is the server's CPU time charged to the run so far.
-func (b *benchDatabase) cpu() time.Duration {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.tally.total()
+	return out, rows.Err()
 }
 
 // close drops the run's schema.

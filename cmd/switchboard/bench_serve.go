@@ -26,6 +26,10 @@ import (
 type benchServe struct {
 	instances []*benchInstance
 	runtimes  []string // the instances' runtime files
+	// stopped delivers an error when an instance exits by itself, before stop.
+	stopped  chan error
+	stopping chan struct{}
+	stopOnce sync.Once
 }
 
 // benchInstance is one serve process.
@@ -46,7 +50,7 @@ func startServe(ctx context.Context, devRuntime string, instances int, databaseU
 	if err != nil {
 		return nil, fmt.Errorf("find the switchboard binary: %w", err)
 	}
-	s := &benchServe{}
+	s := &benchServe{stopped: make(chan error, instances), stopping: make(chan struct{})}
 	for i := range instances {
 		in := &benchInstance{logs: &tailBuffer{max: 16 << 10}}
 		if in.api, err = freeLoopbackAddr(); err != nil {
@@ -78,7 +82,15 @@ func startServe(ctx context.Context, devRuntime string, instances int, databaseU
 			return nil, environment("bench.serve-failed", bin, err)
 		}
 		in.done = make(chan struct{})
-		go func(in *benchInstance) { _ = in.cmd.Wait(); close(in.done) }(in)
+		go func(in *benchInstance) {
+			err := in.cmd.Wait()
+			close(in.done)
+			select {
+			case <-s.stopping:
+			default:
+				s.stopped <- fmt.Errorf("serve %s exited: %v\n%s", in.api, err, in.logs.String())
+			}
+		}(in)
 		s.instances = append(s.instances, in)
 		if err := in.waitReady(ctx, 90*time.Second); err != nil {
 			s.stop()
@@ -193,7 +205,10 @@ func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
 
 // stop ends every instance with SIGTERM (a graceful stop) and waits, killing one that has
 // not exited after 30 seconds.
-func (s *benchServe) stop() {
+func (s *benchServe) stop() { s.stopOnce.Do(s.stopAll) }
+
+func (s *benchServe) stopAll() {
+	close(s.stopping)
 	for _, in := range s.instances {
 		_ = in.cmd.Process.Signal(syscall.SIGTERM)
 	}

@@ -9,10 +9,12 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"switchboard/cmd/switchboard/internal/bench"
 )
 
-// TestBenchReportsSection10 runs the real binary on a short closed-loop SMS run: every member
-// of SPEC section 10 is present and sane, nothing is lost or duplicated, --out writes one
+// TestBenchReportsSection10 runs the real binary on a short closed-loop SMS run: every figure
+// docs/benchmarks.md lists is present and sane, nothing is lost or duplicated, --out writes one
 // CSV row per submission, and --cpuprofile a profile.
 func TestBenchReportsSection10(t *testing.T) {
 	t.Parallel()
@@ -34,7 +36,7 @@ func TestBenchReportsSection10(t *testing.T) {
 			t.Errorf("member %s is %v (%T), want a number", member, raw[member], raw[member])
 		}
 	}
-	var r benchResult
+	var r bench.Result
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 		t.Fatal(err)
 	}

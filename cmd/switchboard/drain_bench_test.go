@@ -3,12 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
+	"switchboard/cmd/switchboard/internal/bench"
 	"switchboard/engine"
 )
 
@@ -81,23 +79,5 @@ func benchmarkDrain(b *testing.B, workers int) {
 		b.Fatalf("the gateway took %d distinct messages, want %d", got, b.N)
 	}
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "dispatched/s")
-	b.ReportMetric(float64(peakRSS())/(1<<20), "peakRSS-MiB")
-}
-
-// peakRSS reads the process's peak resident set size (VmHWM) from /proc, in bytes.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "VmHWM:") {
-			f := strings.Fields(line)
-			if len(f) >= 2 {
-				kb, _ := strconv.ParseInt(f[1], 10, 64)
-				return kb << 10
-			}
-		}
-	}
-	return 0
+	b.ReportMetric(float64(bench.PeakRSSBytes())/(1<<20), "peakRSS-MiB")
 }

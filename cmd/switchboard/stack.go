@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"switchboard/engine"
+	"switchboard/engine/admission"
 	"switchboard/engine/api"
 	"switchboard/engine/auth"
 	"switchboard/engine/runtime"
@@ -111,8 +112,9 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		PollInterval:    time.Duration(rt.Dispatch.PollIntervalMilliseconds) * time.Millisecond,
 		LeaseFor:        time.Duration(rt.Dispatch.LeaseSeconds) * time.Second,
 		Observe:         s.metrics.observeAttempt,
-		Intake:          intake,
 		Reconciler:      st.ReceiptReconciler(),
+		// Acceptance goes first in a burst: docs/operations.md, "Bursts and admission control".
+		Admission: admission.NewGiveWay(admission.DefaultConfig(), intake.Started),
 	})
 	submitter := engine.NewSubmitter(engine.SubmitterConfig{
 		Package: pkg, Store: st, Clock: s.clock,

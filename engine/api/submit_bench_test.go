@@ -13,6 +13,7 @@ import (
 
 	"switchboard/engine"
 	"switchboard/engine/auth"
+	"switchboard/engine/cputime"
 	"switchboard/engine/enginetest"
 	"switchboard/packages"
 )
@@ -92,7 +93,7 @@ func BenchmarkSubmitHandler(b *testing.B) {
 // processCPU is the user and system CPU time the process has used so far: on a shared machine
 // it moves much less than wall-clock time with what else runs.
 func processCPU(b *testing.B) time.Duration {
-	d, ok := engine.ProcessCPU()
+	d, ok := cputime.Process()
 	if !ok {
 		b.Fatal("the process's CPU time cannot be read here")
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"switchboard/engine"
+	"switchboard/engine/cputime"
 )
 
 // BenchmarkSend measures the whole send path: prepare in the pool, the HTTP request to a
@@ -90,7 +91,7 @@ func BenchmarkReceiptCall(b *testing.B) {
 // processCPU is the CPU time the process has used. On a machine shared with other work,
 // CPU time per operation is a steadier figure than wall time.
 func processCPU() time.Duration {
-	d, _ := engine.ProcessCPU()
+	d, _ := cputime.Process()
 	return d
 }
 

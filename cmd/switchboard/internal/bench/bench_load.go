@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -76,14 +76,14 @@ func benchBodies(pkg *packages.Package, companion string, channels []string) (ma
 
 // load submits cfg.Messages messages from cfg.Callers callers, each with its own
 // Idempotency-Key, in a closed loop or, with a rate, an open loop; accepted counts the 202s.
-func (e *benchEnv) load(ctx context.Context, cfg benchConfig, bodies map[string][]byte, accepted *atomic.Int64) ([]benchSample, time.Time) {
+func (e *benchEnv) load(ctx context.Context, cfg Config, bodies map[string][]byte, accepted *atomic.Int64) ([]benchSample, time.Time) {
 	channels := benchChannels(cfg.Channel)
 	samples := make([]benchSample, cfg.Messages)
 	runID := strconv.FormatInt(time.Now().UnixNano(), 36)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
-	apis := e.serve.apis()
+	apis := e.stack.APIs
 	for c := range cfg.Callers {
 		// Each caller keeps to one instance, the callers spread evenly over them.
 		submitURL := &url.URL{Scheme: "http", Host: apis[c%len(apis)], Path: "/v1/messages"}

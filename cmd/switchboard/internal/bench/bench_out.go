@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/csv"
@@ -10,8 +10,8 @@ import (
 )
 
 // writeBenchOut writes the raw samples of a run into dir as samples.csv, one row per
-// submission, and the chart of bench_chart.go as latency.png.
-func writeBenchOut(dir string, samples []benchSample, start time.Time) error {
+// submission, and the chart of bench_chart.go, under title, as latency.png.
+func writeBenchOut(dir, title string, samples []benchSample, start time.Time) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
@@ -42,5 +42,5 @@ func writeBenchOut(dir string, samples []benchSample, start time.Time) error {
 	if err := f.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return writeBenchChart(filepath.Join(dir, "latency.png"), samples, start)
+	return writeBenchChart(filepath.Join(dir, "latency.png"), title, samples, start)
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"switchboard/engine"
 )
 
-// benchPoll is how often the benchmark reads GET /v1/slo and the stand-ins' counters.
+// benchPoll is how often the benchmark reads the queue figures and the stand-ins' counters.
 const benchPoll = 100 * time.Millisecond
 
 // dispatchFigures reads the dispatch counts from the bench's own handle on the database (read
 // through GET /v1/slo, the polling would be charged to the instances).
 func (e *benchEnv) dispatchFigures(ctx context.Context) (map[string]int64, error) {
-	st, err := e.reader.Stats(ctx, time.Now())
+	st, err := e.stack.Store.Stats(ctx, time.Now())
 	if err != nil {
 		return nil, fmt.Errorf("read the queue figures: %w", err)
 	}
@@ -34,7 +34,7 @@ func (e *benchEnv) settled(dispatch map[string]int64) bool {
 	if dispatch[string(engine.DispatchQueued)]+dispatch[string(engine.DispatchSending)] > 0 {
 		return false
 	}
-	for _, gw := range e.gateways {
+	for _, gw := range e.stack.Gateways {
 		s := gw.Stats()
 		if s.ReceiptsPosted+s.ReceiptsFailed < s.Unique {
 			return false
@@ -57,10 +57,8 @@ func (e *benchEnv) waitSettled(ctx context.Context, loadDone <-chan struct{}, ac
 		case <-loadDone:
 			deadline, loadDone = time.Now().Add(timeout), nil
 		case <-tick.C:
-			if e.db != nil {
-				if err := e.db.observe(ctx); err != nil {
-					return deadline, err
-				}
+			if err := e.database.observe(ctx); err != nil {
+				return deadline, err
 			}
 			d, err := e.dispatchFigures(ctx)
 			if err != nil {
@@ -145,7 +143,7 @@ func (e *benchEnv) readFinal(ctx context.Context, samples []benchSample, readers
 // after a 429 from the callback route's rate limit): each one leaves a message short of final.
 func (e *benchEnv) receiptsFailed() int {
 	n := 0
-	for _, gw := range e.gateways {
+	for _, gw := range e.stack.Gateways {
 		n += gw.Stats().ReceiptsFailed
 	}
 	return n
@@ -155,17 +153,17 @@ func (e *benchEnv) receiptsFailed() int {
 // SMTP sink (per Message-ID) and the companion peer's inbox (per message id).
 func (e *benchEnv) duplicates(ctx context.Context) (int, error) {
 	n := 0
-	for _, gw := range e.gateways {
+	for _, gw := range e.stack.Gateways {
 		n += gw.Stats().Duplicates
 	}
-	if e.sink != nil {
-		n += e.sink.sink.Stats().Duplicates
+	if e.stack.Sink != nil {
+		n += e.stack.Sink.Stats().Duplicates
 	}
-	if e.companion != nil {
+	if e.stack.CompanionInbox != nil {
 		seen := map[string]int{}
 		after := ""
 		for {
-			entries, cursor, err := e.companion.store.ListInbox(ctx, after, 1000)
+			entries, cursor, err := e.stack.CompanionInbox.ListInbox(ctx, after, 1000)
 			if err != nil {
 				return n, fmt.Errorf("read the companion's inbox: %w", err)
 			}

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"math"
@@ -66,13 +66,13 @@ func perSecond(n int, d time.Duration) float64 {
 	return math.Round(float64(n)/d.Seconds()*10) / 10
 }
 
-// peakRSSBytes reads the process's peak resident set size (VmHWM in /proc/self/status), in
+// PeakRSSBytes reads the process's peak resident set size (VmHWM in /proc/self/status), in
 // bytes; 0 where /proc is not available.
-func peakRSSBytes() int64 { return statusKiB("/proc/self/status", "VmHWM:") << 10 }
+func PeakRSSBytes() int64 { return statusKiB("/proc/self/status", "VmHWM:") << 10 }
 
 // summarize turns the samples of a run, read back as final, into its result.
-func summarize(cfg benchConfig, samples []benchSample, start time.Time, duplicates int, rss int64) benchResult {
-	r := benchResult{
+func summarize(cfg Config, samples []benchSample, start time.Time, duplicates int, rss int64) Result {
+	r := Result{
 		Channel: cfg.Channel, Callers: cfg.Callers, Concurrency: cfg.Concurrency, Rate: cfg.Rate,
 		GatewayLatencyMs: roundMs(cfg.GatewayLatency), Requested: cfg.Messages,
 		Duplicates: duplicates, PeakRSSBytes: rss,

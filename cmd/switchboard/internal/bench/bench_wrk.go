@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -37,7 +37,7 @@ type wrkLatency struct{ p50, p99 float64 }
 // loadWrk runs the submissions through wrk and returns one sample per submission: its message
 // id (or its refusal), with Start set to the start of the load; the accept times are filled in
 // after the final read (wrkAcceptTimes).
-func (e *benchEnv) loadWrk(ctx context.Context, cfg benchConfig, bodies map[string][]byte, accepted *atomic.Int64) ([]benchSample, time.Time, error) {
+func (e *benchEnv) loadWrk(ctx context.Context, cfg Config, bodies map[string][]byte, accepted *atomic.Int64) ([]benchSample, time.Time, error) {
 	bin, err := exec.LookPath("wrk")
 	if err != nil {
 		return nil, time.Now(), environment("bench.no-wrk", "wrk", errors.New("--load wrk needs wrk on PATH (make bench installs it)"))
@@ -54,7 +54,7 @@ func (e *benchEnv) loadWrk(ctx context.Context, cfg benchConfig, bodies map[stri
 		return nil, time.Now(), environment("bench.unwritable", bodyFile, err)
 	}
 	runID := strconv.FormatInt(time.Now().UnixNano(), 36)
-	apis := e.serve.apis()
+	apis := e.stack.APIs
 	type run struct {
 		cmd     *exec.Cmd
 		out     bytes.Buffer

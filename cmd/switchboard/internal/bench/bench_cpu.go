@@ -1,11 +1,13 @@
-package main
+package bench
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -166,4 +168,59 @@ func loadAverage() float64 {
 	}
 	v, _ := strconv.ParseFloat(f[0], 64)
 	return v
+}
+
+// databaseCPU charges the CPU time of a PostgreSQL server's processes on this machine to a run:
+// its main process, its background processes (WAL writer, checkpointer, background writer,
+// autovacuum) and the backends of the serve processes' connections, not the backends of its
+// other clients.
+type databaseCPU struct {
+	server     *DatabaseServer
+	postmaster int // 0 when the server is not on this machine
+	mu         sync.Mutex
+	tally      *cpuTally
+}
+
+func newDatabaseCPU(server *DatabaseServer) *databaseCPU {
+	d := &databaseCPU{server: server, tally: newCPUTally()}
+	if st, ok := readProcStat(server.AnyBackend); ok && server.AnyBackend > 0 {
+		d.postmaster = st.ppid
+	}
+	return d
+}
+
+// local reports whether the server's processes can be measured (they run on this machine).
+func (d *databaseCPU) local() bool { return d != nil && d.postmaster > 0 }
+
+// observe records the CPU time of the server's processes that work for the run; it does
+// nothing for a nil databaseCPU or a server elsewhere.
+func (d *databaseCPU) observe(ctx context.Context) error {
+	if !d.local() {
+		return nil
+	}
+	children, err := childrenOf(d.postmaster)
+	if err != nil {
+		return err
+	}
+	foreign, err := d.server.Foreign(ctx)
+	if err != nil {
+		return fmt.Errorf("read the database server's backends: %w", err)
+	}
+	pids := []int{d.postmaster}
+	for _, pid := range children {
+		if !foreign[pid] {
+			pids = append(pids, pid)
+		}
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.tally.observe(pids)
+	return nil
+}
+
+// cpu is the server's CPU time charged to the run so far.
+func (d *databaseCPU) cpu() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.tally.total()
 }

@@ -1,0 +1,4 @@
+// Package leafkit imports only the standard library: anyone may import it.
+package leafkit
+
+import _ "bytes"
