@@ -28,6 +28,9 @@ type batch struct {
 	// lockDaily makes the batch lock the daily counters it reads (PostgreSQL), for a batch run
 	// again because its optimistic counts were overtaken.
 	lockDaily bool
+	// matches are the messages holding the references of the batch's receipts, matched before
+	// its requests are applied (prefetchReceipts); nil when it has none.
+	matches map[receiptRef][]string
 }
 
 // dailyKey is one access profile's UTC day.

@@ -245,6 +245,7 @@ func (b *batch) step(fn func() error, clean func(error) bool) error {
 
 // applyAll applies each request's operation to the batch.
 func (s *Store) applyAll(b *batch, reqs []*request, errs []error) {
+	b.prefetchReceipts(reqs)
 	for i, r := range reqs {
 		if err := r.ctx.Err(); err != nil {
 			errs[i] = err // the caller stopped waiting before its turn: do nothing
