@@ -50,6 +50,11 @@ type dailyCount struct {
 // begin opens a batch transaction on the writer's connection.
 func (w *writer) begin() (*batch, error) {
 	s := w.s
+	if w.conn == nil {
+		if err := w.reconnect(); err != nil {
+			return nil, err
+		}
+	}
 	b := &batch{s: s, w: w, ctx: context.Background(), now: s.clock.Now(), chain: w.chain}
 	if err := b.execCached(s.q.begin); err != nil {
 		return nil, fmt.Errorf("store: begin batch: %w", err)

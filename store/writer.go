@@ -191,6 +191,7 @@ func (w *writer) runBatch(reqs []*request) {
 			continue
 		default:
 			s.log.Error("store: batch transaction failed", "requests", len(reqs), "err", err)
+			w.dropIfBroken()
 			for _, r := range reqs {
 				r.done <- err
 			}
