@@ -28,6 +28,8 @@ type scaleOptions struct {
 	// concurrency is each instance's dispatch.concurrency.
 	concurrency int
 	gateway     mockgw.Options // CallbackURL and CallbackSecret are filled in
+	// pkg makes the package the instances serve; nil means scaleOutPackage.
+	pkg func(testing.TB) string
 }
 
 // scaleCluster is several `serve` processes on one database behind a round-robin proxy, with
@@ -45,7 +47,11 @@ type scaleCluster struct {
 // instance answers /ready. Everything stops in tb's cleanup.
 func newScaleCluster(tb testing.TB, opts scaleOptions) *scaleCluster {
 	tb.Helper()
-	dir := scaleOutPackage(tb)
+	makePkg := opts.pkg
+	if makePkg == nil {
+		makePkg = scaleOutPackage
+	}
+	dir := makePkg(tb)
 	pkg, err := loadPackage(dir)
 	if err != nil {
 		tb.Fatal(err)
