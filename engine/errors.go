@@ -22,6 +22,7 @@ const (
 	CodeMessageTerminal       = "message.terminal"
 	CodeIdempotencyExpired    = "idempotency.expired"
 	CodeBodyTooLarge          = "request.body-too-large"
+	CodeHeadersTooLarge       = "request.headers-too-large"
 	CodeUnsupportedMediaType  = "request.unsupported-media-type"
 	CodeUnprocessable         = "request.unprocessable"
 	CodeTemplateDataInvalid   = "template.data-invalid"

@@ -34,6 +34,15 @@ type InboxEntry struct {
 	// (so that a reader paging by id never skips an entry committed after a newer one was
 	// read), and to build Response from it.
 	Respond func(inboxID string) []byte
+	// BytesPerDay, above zero, is the sender's daily quota: a new entry whose payload would take
+	// the payload bytes stored from From on ReceivedAt's UTC day over it is not stored
+	// (InboxResult.OverQuota). The count is kept in the transaction that stores the entry, so
+	// it survives a restart and holds across processes sharing the database; a duplicate
+	// counts nothing.
+	BytesPerDay int64
+	// RefuseNew refuses the entry (OverQuota) unless it is a duplicate, which is answered as
+	// always: the receiver's per-minute allowance for the sender is spent.
+	RefuseNew bool
 }
 
 // InboxResult says what PutInbox did.
@@ -41,6 +50,9 @@ type InboxResult struct {
 	Duplicate bool
 	InboxID   string
 	Response  []byte // nil for a duplicate whose response was not kept: answer RESPONSE_GONE
+	// OverQuota says the entry was new and refused by BytesPerDay or RefuseNew: nothing was
+	// stored, not even its idempotency record (a later resend is judged afresh).
+	OverQuota bool
 }
 
 // PeerDue lets the peer provider make a connected peer's queued messages due at once. A Store

@@ -114,10 +114,12 @@ func (o *Operator) action(a Action, m *Message, actor string, now time.Time) Ope
 	return oa
 }
 
-// Selection picks the messages of a bulk action: those in Status accepted before Before.
+// Selection picks the messages of a bulk action: those in Status accepted before Before, of
+// SenderProfile when it is set.
 type Selection struct {
-	Status string
-	Before time.Time
+	Status        string
+	SenderProfile string
+	Before        time.Time
 }
 
 // BulkPreview is what a bulk action would do: how many messages it would change, and the
@@ -154,8 +156,8 @@ func (o *Operator) query(a Action, sel Selection) (MessageQuery, error) {
 	if sel.Before.IsZero() {
 		return MessageQuery{}, NewProblem(CodeRequestInvalid, "a bulk action needs a time to select messages accepted before")
 	}
-	return MessageQuery{Dispatch: from, AcceptedBefore: sel.Before, PayloadKept: gen,
-		Order: ScanOrder, Limit: o.cfg.BatchSize}, nil
+	return MessageQuery{Dispatch: from, SenderProfile: sel.SenderProfile, AcceptedBefore: sel.Before,
+		PayloadKept: gen, Order: ScanOrder, Limit: o.cfg.BatchSize}, nil
 }
 
 // PreviewBulk counts the messages action a would change under sel and returns the changes of
@@ -187,10 +189,10 @@ func (o *Operator) PreviewBulk(ctx context.Context, a Action, sel Selection, sam
 }
 
 // ApplyBulk applies action a to every message sel picks, journaled with actor, in batches of
-// BatchSize messages, each listed (metadata only) and then changed in one transaction, so that
-// memory stays bounded whatever the number of messages. progress, when set, is told after each
-// batch how many messages were handled of how many matched at the start. A message that moved
-// out of the action's from-state between the listing and the write is skipped, not an error.
+// BatchSize messages (see ApplyBatch), so that memory stays bounded whatever the number of
+// messages. progress, when set, is told after each batch how many messages were handled of how
+// many matched at the start. A message that moved out of the action's from-state between the
+// listing and the write is skipped, not an error.
 func (o *Operator) ApplyBulk(ctx context.Context, a Action, sel Selection, actor string, progress func(done, total int64)) (BulkResult, error) {
 	q, err := o.query(a, sel)
 	if err != nil {
@@ -200,44 +202,76 @@ func (o *Operator) ApplyBulk(ctx context.Context, a Action, sel Selection, actor
 	if r.Matched, err = o.cfg.Store.CountMessages(ctx, q); err != nil {
 		return r, fmt.Errorf("count messages to %s: %w", a, err)
 	}
-	actions := make([]OperatorAction, 0, o.cfg.BatchSize)
+	cursor := ""
 	for {
-		if err := ctx.Err(); err != nil {
+		b, err := o.ApplyBatch(ctx, a, sel, cursor, actor)
+		if err != nil {
 			return r, err
 		}
-		page, err := o.cfg.Store.ListMessages(ctx, q)
-		if err != nil {
-			return r, fmt.Errorf("list messages to %s: %w", a, err)
-		}
-		if len(page.Messages) == 0 {
+		if b.Listed == 0 {
 			return r, nil
 		}
-		now := o.cfg.Clock.Now()
-		actions = actions[:0]
-		for i := range page.Messages {
-			actions = append(actions, o.action(a, &page.Messages[i], actor, now))
-		}
-		res, err := o.cfg.Store.ApplyOperatorActions(ctx, actions)
-		if err != nil {
-			return r, fmt.Errorf("apply %s to a batch of %d: %w", a, len(actions), err)
-		}
 		r.Batches++
-		for _, x := range res {
-			switch {
-			case x.Err == nil:
-				r.Applied++
-			case skippable(x.Err):
-				r.Skipped++
-			default:
-				return r, fmt.Errorf("apply %s to %s: %w", a, x.MessageID, x.Err)
-			}
-		}
+		r.Applied += b.Applied
+		r.Skipped += b.Skipped
 		if progress != nil {
 			progress(r.Applied+r.Skipped, r.Matched)
 		}
-		if page.Next == "" {
+		if b.Next == "" {
 			return r, nil
 		}
-		q.After = page.Next
+		cursor = b.Next
 	}
+}
+
+// BatchResult is what one batch of a bulk action did.
+type BatchResult struct {
+	Listed  int   // messages the batch listed
+	Applied int64 // changed
+	Skipped int64 // changed by something else between the listing and the write
+	// Next is the cursor of the next batch; "" when this one was the last.
+	Next string
+}
+
+// ApplyBatch applies action a to the next BatchSize messages sel picks after cursor ("" is the
+// start), listed (metadata only) and then changed in one transaction, journaled with actor.
+// Bulk actions of the command line (ApplyBulk) and of the API (Operations) are loops over it.
+func (o *Operator) ApplyBatch(ctx context.Context, a Action, sel Selection, cursor, actor string) (BatchResult, error) {
+	if err := ctx.Err(); err != nil {
+		return BatchResult{}, err
+	}
+	q, err := o.query(a, sel)
+	if err != nil {
+		return BatchResult{}, err
+	}
+	q.After = cursor
+	page, err := o.cfg.Store.ListMessages(ctx, q)
+	if err != nil {
+		return BatchResult{}, fmt.Errorf("list messages to %s: %w", a, err)
+	}
+	r := BatchResult{Listed: len(page.Messages), Next: page.Next}
+	if r.Listed == 0 {
+		r.Next = ""
+		return r, nil
+	}
+	now := o.cfg.Clock.Now()
+	actions := make([]OperatorAction, 0, len(page.Messages))
+	for i := range page.Messages {
+		actions = append(actions, o.action(a, &page.Messages[i], actor, now))
+	}
+	res, err := o.cfg.Store.ApplyOperatorActions(ctx, actions)
+	if err != nil {
+		return BatchResult{}, fmt.Errorf("apply %s to a batch of %d: %w", a, len(actions), err)
+	}
+	for _, x := range res {
+		switch {
+		case x.Err == nil:
+			r.Applied++
+		case skippable(x.Err):
+			r.Skipped++
+		default:
+			return BatchResult{}, fmt.Errorf("apply %s to %s: %w", a, x.MessageID, x.Err)
+		}
+	}
+	return r, nil
 }

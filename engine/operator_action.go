@@ -202,7 +202,9 @@ func Statuses() []string {
 type MessageOrder int
 
 const (
-	// NewestFirst orders by acceptance time, newest first, then by id. It has no cursor.
+	// NewestFirst orders by acceptance time, newest first, then by id, newest first. Its cursor
+	// (MessagePage.Next) continues after the last message of a page: a message accepted while
+	// a reader pages through sorts before the first page and is never met on a later one.
 	NewestFirst MessageOrder = iota
 	// ScanOrder is the store's own stable order, with a cursor: each message appears once
 	// however the listed messages change between pages. Bulk actions walk it.
@@ -213,11 +215,18 @@ const (
 type MessageQuery struct {
 	Status         string    // a caller-visible status (Statuses)
 	Dispatch       Dispatch  // a dispatch state
+	SenderProfile  string    // the message's sender profile
+	Channel        Channel   // the message's channel
+	Caller         string    // the submitter's pseudonym (Message.Caller): a sender's own messages
+	AcceptedAfter  time.Time // accepted at or after
 	AcceptedBefore time.Time // accepted strictly before
 	PayloadKept    bool      // only messages whose payload was not erased
-	Order          MessageOrder
-	After          string // ScanOrder cursor: MessagePage.Next of the previous page
-	Limit          int    // at most this many; 1 to MaxListLimit
+	// WithAttempts also reads each listed message's attempts, as Message does (one more
+	// statement for the page).
+	WithAttempts bool
+	Order        MessageOrder
+	After        string // cursor: MessagePage.Next of the previous page in the same Order
+	Limit        int    // at most this many; 1 to MaxListLimit
 }
 
 // MaxListLimit bounds one listing page.
@@ -226,5 +235,8 @@ const MaxListLimit = 1000
 // MessagePage is one page of a listing.
 type MessagePage struct {
 	Messages []Message
-	Next     string // ScanOrder cursor of the next page; "" after the last
+	Next     string // cursor of the next page; "" after the last
 }
+
+// ErrInvalidCursor is returned (wrapped) by a listing given a cursor its store did not make.
+var ErrInvalidCursor = NewProblem(CodeRequestInvalid, "the cursor is not one this listing made")

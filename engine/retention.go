@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 )
 
@@ -107,8 +108,9 @@ type RetentionConfig struct {
 // each its own transaction with its audit record. It never touches a queued, sending or unknown
 // message: only final messages have a final time, and stores check the state again.
 type Retention struct {
-	cfg RetentionConfig
-	log *slog.Logger
+	cfg       RetentionConfig
+	log       *slog.Logger
+	scrubOwed atomic.Bool // the last Scrub failed
 }
 
 // NewRetention returns a Retention, refusing an invalid policy or batch size.
@@ -209,15 +211,38 @@ func (r *Retention) Erase(ctx context.Context, before time.Time, progress func(k
 		defer release()
 	}
 	rep := RetentionReport{Before: before}
+	var err error
 	for _, k := range EraseKinds() {
 		step := RetentionStep{Kind: k, Cutoff: r.cfg.Policy.Cutoff(k, before)}
-		err := r.eraseKind(ctx, &step, progress)
+		err = r.eraseKind(ctx, &step, progress)
 		rep.Steps = append(rep.Steps, step)
 		if err != nil {
-			return rep, err
+			break
 		}
 	}
-	return rep, nil
+	if s, ok := r.cfg.Store.(Scrubber); ok && (rep.Total() > 0 || r.scrubOwed.Load()) {
+		// Also after a cancelled run: what it erased must leave the files too. A scrub that
+		// failed is owed to the next run, whatever that one erases.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), scrubTimeout)
+		defer cancel()
+		serr := s.Scrub(sctx)
+		r.scrubOwed.Store(serr != nil)
+		if serr != nil {
+			err = errors.Join(err, fmt.Errorf("clear the erased bytes from the database files: %w", serr))
+		}
+	}
+	return rep, err
+}
+
+// scrubTimeout bounds the Scrub after a run.
+const scrubTimeout = 5 * time.Minute
+
+// Scrubber is implemented by stores whose files keep erased bytes until a later pass (the
+// write-ahead log of SQLite, the dead row versions of PostgreSQL). Erase calls Scrub once after
+// a run that erased anything, still holding the retention lock, so that erased means gone from
+// the files as far as the store can make it so (docs/operations.md, "Retention and erasure").
+type Scrubber interface {
+	Scrub(ctx context.Context) error
 }
 
 // eraseKind runs batches of one kind until one erases less than a full batch.

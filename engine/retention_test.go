@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -223,5 +224,54 @@ func TestRetentionSkipsWhileAnotherInstanceSweeps(t *testing.T) {
 	shared.held = false
 	if rep, err := r.Sweep(e.ctx); err != nil || rep.Total() == 0 || shared.released != 1 {
 		t.Fatalf("Sweep when free = %+v, %v, released %d times; want erasures and one release", rep, err, shared.released)
+	}
+}
+
+// scrubCounter is the real store, with Scrub counted and failing the first fails times.
+type scrubCounter struct {
+	*store.Store
+	calls, fails int
+}
+
+func (s *scrubCounter) Scrub(ctx context.Context) error {
+	s.calls++
+	if s.fails > 0 {
+		s.fails--
+		return errors.New("the write-ahead log is busy")
+	}
+	return s.Store.Scrub(ctx)
+}
+
+// TestRetentionScrubsAfterErasing: a run that erased something asks the store to clear the
+// erased bytes from its files; one that erased nothing does not, unless the last scrub failed.
+func TestRetentionScrubsAfterErasing(t *testing.T) {
+	t.Parallel()
+	e := newOpEnv(t, engine.OutcomeAccepted)
+	ids := e.submit("sms", 2)
+	op := e.operator(e.store, 0)
+	for _, id := range ids {
+		if _, _, err := op.Apply(e.ctx, engine.ActionCancel, id, "operator-tool"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sc := &scrubCounter{Store: e.store, fails: 1}
+	r, err := engine.NewRetention(engine.RetentionConfig{Store: sc, Clock: e.clock,
+		Policy: engine.RetentionPolicy{PayloadDays: 7, RecordDays: 30, SubmissionReceiptDays: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Erase(e.ctx, e.clock.Now(), nil); err != nil || sc.calls != 0 {
+		t.Fatalf("a run that erased nothing: %v, %d scrubs", err, sc.calls)
+	}
+	e.clock.Advance(8 * day)
+	rep, err := r.Erase(e.ctx, e.clock.Now(), nil)
+	if rep.Total() == 0 || sc.calls != 1 || err == nil || !strings.Contains(err.Error(), "clear the erased bytes") {
+		t.Fatalf("a run that erased %d: %d scrubs, error %v; want one failed scrub reported", rep.Total(), sc.calls, err)
+	}
+	if _, err := r.Erase(e.ctx, e.clock.Now(), nil); err != nil || sc.calls != 2 {
+		t.Fatalf("the run after a failed scrub: %v, %d scrubs; want the scrub owed", err, sc.calls)
+	}
+	if _, err := r.Erase(e.ctx, e.clock.Now(), nil); err != nil || sc.calls != 2 {
+		t.Fatalf("a run with nothing to erase or owe: %v, %d scrubs", err, sc.calls)
 	}
 }

@@ -45,8 +45,9 @@ type Store interface {
 	Close() error
 
 	// ListMessages returns the metadata of at most q.Limit messages matching q, in q.Order,
-	// without attempts and never a payload. For ScanOrder, MessagePage.Next continues the
-	// listing (pass it as q.After); it is "" when the page was the last.
+	// never a payload, and without attempts unless q.WithAttempts. MessagePage.Next continues the listing in the same
+	// order (pass it as q.After); it is "" when the page was the last. A cursor the store did
+	// not make is refused with an error wrapping ErrInvalidCursor.
 	ListMessages(ctx context.Context, q MessageQuery) (MessagePage, error)
 	// CountMessages counts the messages matching q's filters (Order, After and Limit are
 	// ignored), from metadata only.

@@ -53,6 +53,10 @@ type Adapter struct {
 	RatePerSecond    float64  // 0 means unlimited
 }
 
+// TakesCallbacks reports whether the adapter takes delivery reports by callback (receipts:
+// callback), so that its provider needs a callback verifier; false for a nil adapter.
+func (a *Adapter) TakesCallbacks() bool { return a != nil && a.Receipts == "callback" }
+
 // SenderProfile is a package's sender profile with defaults applied.
 type SenderProfile struct {
 	ID                   string

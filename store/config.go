@@ -138,6 +138,10 @@ func (cfg Config) writeDSN(create bool) string {
 	p.Set("_journal_mode", "WAL")
 	p.Set("_synchronous", cfg.Synchronous)
 	p.Set("_txlock", "immediate")
+	// Deleted content is overwritten with zeros, on B-tree pages and freelist pages alike, so
+	// that erased payloads do not linger in free space (docs/operations.md, "Retention and
+	// erasure"). The writer is the only connection that deletes.
+	p.Set("_secure_delete", "on")
 	// The writer's pages (the right edges of every B-tree) stay hot; 16 MiB keeps them, and
 	// more would only make the page cache's hash scans dearer.
 	p.Set("_cache_size", "-16384")

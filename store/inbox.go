@@ -36,6 +36,9 @@ const (
 // and is answered Duplicate with the first one's inbox id and its cached response, which is
 // nil when the first response was over MaxCachedResponse (the receiver answers RESPONSE_GONE).
 //
+// A new entry over its sender's quota (entry.BytesPerDay, entry.RefuseNew) stores nothing and
+// is answered OverQuota; a duplicate is answered as above and counts nothing.
+//
 // entry.ID must be a UUIDv7 in canonical text form (ListInbox pages by it); From, Protocol and
 // MessageID must not be empty. TsMs is kept bit for bit (any uint64). An unset ReceivedAt is
 // the store's clock. The store may still read entry's byte slices after ctx ended, until the
@@ -89,13 +92,52 @@ type inboxOp struct {
 // its idempotency record too. It sets result afresh, since the writer may run a batch twice.
 func (o *inboxOp) apply(b *batch) error {
 	o.result = engine.InboxResult{}
-	return b.unit(func() error {
+	err := b.unit(func() error {
 		res, err := o.put(b)
 		if err == nil {
 			o.result = res
 		}
 		return err
 	})
+	if errors.Is(err, errOverQuota) { // the unit undid the idempotency record
+		o.result = engine.InboxResult{OverQuota: true}
+		return nil
+	}
+	return err
+}
+
+// errOverQuota ends the unit of an entry its sender's quota refuses, so that its idempotency
+// record is undone.
+var errOverQuota = errors.New("store: put inbox entry: over the sender's quota")
+
+// count refuses a new entry the quota does not allow, and otherwise adds its payload to its
+// sender's bytes of the day. The first entry of a day also deletes the counts of earlier days.
+func (o *inboxOp) count(b *batch) error {
+	e := &o.entry
+	if e.RefuseNew {
+		return errOverQuota
+	}
+	if e.BytesPerDay <= 0 {
+		return nil
+	}
+	add := int64(len(e.Payload))
+	if add > e.BytesPerDay {
+		return errOverQuota
+	}
+	day := utcDay(e.ReceivedAt)
+	var total int64
+	switch err := b.get(&total, o.q.dailyAdd, day, e.From, add, e.BytesPerDay); {
+	case errors.Is(err, sql.ErrNoRows):
+		return errOverQuota
+	case err != nil:
+		return fmt.Errorf("store: put inbox entry: count the sender's bytes: %w", err)
+	}
+	if total == add && add > 0 { // a new row: the day changed for this sender
+		if _, err := b.execN(o.q.dailyPrune, day); err != nil {
+			return fmt.Errorf("store: put inbox entry: prune earlier days' counts: %w", err)
+		}
+	}
+	return nil
 }
 
 // put writes the idempotency record and the entry, or resolves a duplicate.
@@ -126,6 +168,9 @@ func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 			return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: read idempotency record: %w", e.ID, err)
 		}
 		return engine.InboxResult{Duplicate: true, InboxID: rec.InboxID.String, Response: rec.Response}, nil
+	}
+	if err := o.count(b); err != nil {
+		return engine.InboxResult{}, err
 	}
 	// ts_ms is a signed 64-bit column: the envelope's uint64 is stored as its bit pattern.
 	if err := b.execCached(o.q.entry, e.ID, e.From, e.Protocol, e.MessageID, int64(e.TsMs),

@@ -1,8 +1,9 @@
 package store
 
 // SQL of the peer inbox (SPEC section 7): received envelopes (peer_inbox), the idempotency
-// records of inbound envelopes (peer_idempotency), and making a connected peer's queued
-// messages due. The tables come from migration 0001.
+// records of inbound envelopes (peer_idempotency), each peer's payload bytes of the day
+// (peer_inbox_daily, migration 0003), and making a connected peer's queued messages due. The
+// other tables come from migration 0001.
 //
 // Dialect: everything here is portable SQL except the recipient match of makeDue, which reads
 // the payload's JSON (dialect.recipientOfBody). On SQLite the body is cast to TEXT first: since
@@ -16,6 +17,9 @@ type inboxSQL struct {
 	idemInsert string
 	idemSelect string
 	entry      string
+
+	dailyAdd   string
+	dailyPrune string
 
 	pageSizes string
 	pageRows  string
@@ -34,6 +38,17 @@ func newInboxSQL(d *dialect) inboxSQL {
 			WHERE peer = ? AND protocol = ? AND message_id = ? AND direction = 'in'`),
 		entry: d.rebind(`INSERT INTO peer_inbox (id, from_peer, protocol, message_id, ts_ms,
 			received_at, payload_bytes, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+
+		// Adds an envelope's payload bytes (the third parameter) to its peer's count of the day
+		// unless that would take it over the quota (the fourth), and returns the new count: no
+		// row means over the quota. A first row of the day needs no such test: the caller
+		// refuses a payload over the whole quota before asking.
+		dailyAdd: d.rebind(`INSERT INTO peer_inbox_daily (day, peer, bytes) VALUES (?, ?, ?)
+			ON CONFLICT (day, peer) DO UPDATE SET bytes = peer_inbox_daily.bytes + excluded.bytes
+			WHERE peer_inbox_daily.bytes + excluded.bytes <= ?
+			RETURNING bytes`),
+		// Deletes the counts of days before the given one: only the current day is read.
+		dailyPrune: d.rebind(`DELETE FROM peer_inbox_daily WHERE day < ?`),
 
 		// Statement 1 of a page: ids and the sizes of the payloads still kept, through the
 		// primary key. SQLite answers length() of a BLOB from the record header, without reading

@@ -41,19 +41,40 @@ func statusCondition(status string) (cond string, ok bool) {
 }
 
 const (
-	listSelect   = `SELECT ` + messageColumns + ` FROM messages`
-	countSelect  = `SELECT count(*) FROM messages`
-	condDispatch = `dispatch = ?`
-	condBefore   = `accepted_at < ?`
-	condKept     = `payload_erased_at IS NULL`
-	condAfterSeq = `seq > ?`
-	orderNewest  = ` ORDER BY accepted_at DESC, id DESC LIMIT ?`
-	orderScan    = ` ORDER BY seq LIMIT ?`
+	listSelect = `SELECT ` + messageColumns + ` FROM messages`
+	// A newest-first page walks an index in its order and stops after the page, however many
+	// messages match: the held ones have their own; every other listing walks messages_accepted
+	// rather than sort what a dispatch index finds (a long queue, say). PostgreSQL's planner
+	// picks by itself (the dialect strips the hints).
+	hintNewest    = ` INDEXED BY messages_accepted`
+	hintHeld      = ` INDEXED BY messages_held`
+	countSelect   = `SELECT count(*) FROM messages`
+	condDispatch  = `dispatch = ?`
+	condSender    = `sender_profile = ?`
+	condChannel   = `channel = ?`
+	condCaller    = `caller = ?`
+	condAfter     = `accepted_at >= ?`
+	condBefore    = `accepted_at < ?`
+	condKept      = `payload_erased_at IS NULL`
+	condAfterSeq  = `seq > ?`
+	condOlderThan = `(accepted_at, id) < (?, ?)`
+	orderNewest   = ` ORDER BY accepted_at DESC, id DESC LIMIT ?`
+	orderScan     = ` ORDER BY seq LIMIT ?`
 )
 
+// listAttemptsSQL reads the attempts of a page's messages, in each message's order.
+const listAttemptsSQL = `SELECT message_id, ` + attemptColumns + ` FROM attempts WHERE message_id IN (?)
+	ORDER BY message_id, generation, attempt`
+
+// listedAttempt is one row of listAttemptsSQL.
+type listedAttempt struct {
+	MessageID string `db:"message_id"`
+	attemptRow
+}
+
 // listStatement builds the statement of q (a listing, or a count when count is set) and its
-// arguments, with after the ScanOrder cursor already decoded (0 for none).
-func listStatement(rebind func(string) string, q engine.MessageQuery, after int64, count bool) (string, []any, error) {
+// arguments, with after the cursor of q.Order already decoded.
+func listStatement(rebind func(string) string, q engine.MessageQuery, after listCursor, count bool) (string, []any, error) {
 	var conds []string
 	var args []any
 	if q.Status != "" {
@@ -66,19 +87,38 @@ func listStatement(rebind func(string) string, q engine.MessageQuery, after int6
 	if q.Dispatch != "" {
 		conds, args = append(conds, condDispatch), append(args, string(q.Dispatch))
 	}
+	for _, f := range []struct{ cond, value string }{
+		{condSender, q.SenderProfile}, {condChannel, string(q.Channel)}, {condCaller, q.Caller},
+	} {
+		if f.value != "" {
+			conds, args = append(conds, f.cond), append(args, f.value)
+		}
+	}
+	if !q.AcceptedAfter.IsZero() {
+		conds, args = append(conds, condAfter), append(args, ms(q.AcceptedAfter))
+	}
 	if !q.AcceptedBefore.IsZero() {
 		conds, args = append(conds, condBefore), append(args, ms(q.AcceptedBefore))
 	}
 	if q.PayloadKept {
 		conds = append(conds, condKept)
 	}
-	if !count && q.Order == engine.ScanOrder && after > 0 {
-		conds, args = append(conds, condAfterSeq), append(args, after)
+	if !count && !after.isStart() {
+		if q.Order == engine.ScanOrder {
+			conds, args = append(conds, condAfterSeq), append(args, after.seq)
+		} else {
+			conds, args = append(conds, condOlderThan), append(args, after.acceptedAt, after.id)
+		}
 	}
 	var b strings.Builder
-	if count {
+	switch {
+	case count:
 		b.WriteString(countSelect)
-	} else {
+	case q.Order == engine.NewestFirst && q.Status == "unknown":
+		b.WriteString(listSelect + hintHeld)
+	case q.Order == engine.NewestFirst:
+		b.WriteString(listSelect + hintNewest)
+	default:
 		b.WriteString(listSelect)
 	}
 	if len(conds) > 0 {

@@ -317,3 +317,86 @@ func TestPostgresStrandedReceiptIsApplied(t *testing.T) {
 		t.Fatalf("second ReconcileReceipts = %d, %v; want 0", n, err)
 	}
 }
+
+// TestPostgresInboxQuotaAcrossInstances: two instances storing one peer's envelopes together
+// hold its daily byte quota exactly.
+func TestPostgresInboxQuotaAcrossInstances(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	st := instances(t, 2, enginetest.NewFakeClock(now))
+	var stored, refused atomic.Int64
+	var wg sync.WaitGroup
+	for i, s := range st {
+		wg.Go(func() {
+			for j := range 40 {
+				res, err := s.PutInbox(context.Background(), engine.InboxEntry{From: "peer", Protocol: "/p/1",
+					MessageID: fmt.Sprintf("q%d-%d", i, j), ReceivedAt: now, Payload: []byte("xy"), BytesPerDay: 100,
+					Respond: func(id string) []byte { return []byte(id) }})
+				switch {
+				case err != nil:
+					t.Errorf("PutInbox: %v", err)
+				case res.OverQuota:
+					refused.Add(1)
+				default:
+					stored.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if stored.Load() != 50 || refused.Load() != 30 {
+		t.Fatalf("%d stored, %d refused; want 50 and 30", stored.Load(), refused.Load())
+	}
+}
+
+// TestPostgresSweepVacuumsWhatItErased: a retention run that erased something vacuums the
+// erased tables (so their dead row versions become space new rows overwrite); one that
+// erased nothing does not.
+func TestPostgresSweepVacuumsWhatItErased(t *testing.T) {
+	url := pgtest.Schema(t)
+	t.Parallel()
+	clock := enginetest.NewFakeClock(storetest.Epoch())
+	s := openPostgres(t, url, clock)
+	ctx := context.Background()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	vacuumed := func() bool {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM pg_stat_user_tables
+			WHERE schemaname = current_schema() AND relname = 'payloads' AND last_vacuum IS NOT NULL`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n == 1
+	}
+	r, err := engine.NewRetention(engine.RetentionConfig{Store: s, Clock: clock,
+		Policy: engine.RetentionPolicy{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Erase(ctx, clock.Now(), nil); err != nil || vacuumed() {
+		t.Fatalf("a run that erased nothing: %v, vacuumed %v", err, vacuumed())
+	}
+	mustAccept(t, s, "0190f5a0-0000-7000-8000-000000000001", clock.Now())
+	c, err := s.ClaimPage(ctx, clock.Now(), engine.PageLimits{MaxEntries: 1, MaxBytes: 1 << 20}, time.Minute)
+	if err != nil || len(c.Claims) != 1 {
+		t.Fatalf("claim: %v %v", c, err)
+	}
+	if err := s.Finish(ctx, engine.Finish{Lease: c.Claims[0].Lease, Attempt: engine.AttemptAccepted, Dispatch: engine.DispatchSubmitted,
+		Report: engine.ReportUnavailable, Provider: "gw", ProviderRef: "ref", ProviderAttempts: 1, FinishedAt: clock.Now(),
+		Audit: engine.AuditEntry{Event: "attempt.finished", Actor: "worker", MessageID: c.Claims[0].Message.ID, Outcome: "accepted"}}); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(8 * 24 * time.Hour)
+	rep, err := r.Erase(ctx, clock.Now(), nil)
+	if err != nil || rep.Total() == 0 {
+		t.Fatalf("erase: %+v, %v", rep, err)
+	}
+	if !vacuumed() {
+		t.Fatal("the run that erased a payload did not vacuum the payloads table")
+	}
+}

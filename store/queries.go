@@ -24,6 +24,7 @@ type queries struct {
 	audit     auditSQL
 	inbox     inboxSQL
 	operator  operatorSQL
+	operation operationSQL
 	retention retentionSQL
 }
 
@@ -59,6 +60,7 @@ func newQueries(d *dialect) *queries {
 
 		inbox:     newInboxSQL(d),
 		operator:  newOperatorSQL(d),
+		operation: newOperationSQL(d),
 		retention: newRetentionSQL(d),
 	}
 }

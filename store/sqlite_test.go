@@ -292,3 +292,32 @@ func TestClaimLeavesDamagedPayload(t *testing.T) {
 		t.Fatalf("LapsedLeases = %+v, %v; want both claims, m-1 among them", l, err)
 	}
 }
+
+// TestInboxQuotaSurvivesRestart: the bytes a peer stored today are counted in the database, so
+// a restarted process refuses what would take the peer over its daily quota.
+func TestInboxQuotaSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "switchboard.db")
+	now := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
+	put := func(s *store.Store, msgID string) engine.InboxResult {
+		t.Helper()
+		res, err := s.PutInbox(context.Background(), engine.InboxEntry{From: "12D3KooWpeer", Protocol: "/p/1",
+			MessageID: msgID, ReceivedAt: now, Payload: make([]byte, 60), BytesPerDay: 100,
+			Respond: func(id string) []byte { return []byte(id) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := openAt(t, path, enginetest.NewFakeClock(now))
+	if res := put(first, "m-1"); res.OverQuota || res.Duplicate {
+		t.Fatalf("first envelope: %+v", res)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := openAt(t, path, enginetest.NewFakeClock(now))
+	if res := put(again, "m-2"); !res.OverQuota {
+		t.Fatalf("after a restart, 120 bytes of a 100-byte quota were taken: %+v", res)
+	}
+}

@@ -52,7 +52,7 @@ func walkStatuses(t *testing.T, db *sqlx.DB, d *dialect) {
 			}
 			want := engine.Status(dispatch, report)
 			for _, status := range engine.Statuses() {
-				query, args, err := listStatement(d.rebind, engine.MessageQuery{Status: status}, 0, true)
+				query, args, err := listStatement(d.rebind, engine.MessageQuery{Status: status}, listCursor{}, true)
 				if err != nil {
 					t.Fatalf("status %s: %v", status, err)
 				}
@@ -66,7 +66,7 @@ func walkStatuses(t *testing.T, db *sqlx.DB, d *dialect) {
 			}
 		}
 	}
-	if _, _, err := listStatement(d.rebind, engine.MessageQuery{Status: "lost"}, 0, true); err == nil {
+	if _, _, err := listStatement(d.rebind, engine.MessageQuery{Status: "lost"}, listCursor{}, true); err == nil {
 		t.Fatal("a status that no pair reads has a filter")
 	}
 }

@@ -131,7 +131,7 @@ func TestProblemCodes(t *testing.T) {
 		{"locale not declared", request{method: "POST", path: "/v1/messages", token: sender, key: "k", body: with(smsBody(nil), "locale", "de")}, 422, "template.locale-unavailable"},
 		{"unknown message", request{method: "GET", path: "/v1/messages/0193aaaa-0000-7000-8000-000000000000", token: sender}, 404, "message.not-visible"},
 		{"no such route", request{method: "GET", path: "/v2/things", token: sender}, 404, "request.not-found"},
-		{"wrong method", request{method: "GET", path: "/v1/messages", token: sender}, 405, "request.method-not-allowed"},
+		{"wrong method", request{method: "GET", path: "/v1/messages/0190f5a0-0000-7000-8000-000000000001/cancel", token: sender}, 405, "request.method-not-allowed"},
 		{"preview of a template not allowed: unknown id", request{method: "POST", path: "/v1/templates/nope/versions/1/preview", token: sender, body: map[string]any{"locale": "en"}}, 403, "profile.not-authorized"},
 		{"callback for an unknown provider", request{method: "POST", path: "/v1/provider-callbacks/nope", body: map[string]string{"id": "x", "status": "delivered"}}, 403, "callback.unverified"},
 		{"callback without a signature", request{method: "POST", path: "/v1/provider-callbacks/sms-gateway", body: map[string]string{"id": "x", "status": "delivered"}}, 403, "callback.unverified"},

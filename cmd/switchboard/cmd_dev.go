@@ -67,16 +67,26 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 		API: apiURL, Runtime: layout.runtimePath, Database: layout.dbPath,
 		Issuer: devIssuer, Audience: devAudience, Clients: clientsOf(pkg), Gateways: map[string]string{},
 	}
+	issuerURL, stopIssuer, err := startDevSignIn(layout, pkg, apiURL)
+	if err != nil {
+		_ = apiLn.Close()
+		return err
+	}
+	defer stopIssuer()
+	session.Issuer = issuerURL
+	if consoleClient(pkg) != "" {
+		session.Console = apiURL + "/console/"
+	}
 	for _, p := range pkg.Providers {
 		if p.Kind != "http" {
 			continue
 		}
-		gw := mockgw.New(mockgw.Options{
-			Latency: 0, ReceiptDelay: 200 * time.Millisecond,
-			CallbackURL:    apiURL + "/v1/provider-callbacks/" + p.ID,
-			CallbackSecret: layout.callbackSecret,
-			Logger:         log.With("component", "mock-gateway", "provider", p.ID),
-		})
+		opts := mockgw.Options{Latency: 0, ReceiptDelay: 200 * time.Millisecond,
+			Logger: log.With("component", "mock-gateway", "provider", p.ID)}
+		if p.Adapter.TakesCallbacks() { // without callbacks the gateway posts no reports
+			opts.CallbackURL, opts.CallbackSecret = apiURL+"/v1/provider-callbacks/"+p.ID, layout.callbackSecret
+		}
+		gw := mockgw.New(opts)
 		gwURL, err := gw.Start("127.0.0.1:0")
 		if err != nil {
 			_ = apiLn.Close()
@@ -116,6 +126,9 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 	}
 	fmt.Fprintf(a.stderr, "switchboard dev: API %s, mock gateway %s\nget a token: switchboard dev token %s %s\n",
 		apiURL, session.Gateway, firstSenderClient(pkg), dir)
+	if session.Console != "" {
+		fmt.Fprintf(a.stderr, "operator console: %s\n", session.Console)
+	}
 	return a.serve(ctx, layout.runtimePath, apiLn)
 }
 
@@ -143,7 +156,7 @@ func (a *app) devTokenCommand() *cobra.Command {
 			if profile == nil {
 				return refused("client.unknown", args[0], "no access profile names this client")
 			}
-			issuer, err := auth.LoadDevIssuer(devLayout(dir).issuerKeyPath, devIssuer, devAudience)
+			issuer, err := auth.LoadDevIssuer(devLayout(dir).issuerKeyPath, devIssuerOf(dir), devAudience)
 			if err != nil {
 				return environment("dev.uninitialised", devLayout(dir).root, fmt.Errorf("run `switchboard dev %s` once first: %w", dir, err))
 			}

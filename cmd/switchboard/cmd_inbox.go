@@ -86,7 +86,7 @@ func (a *app) printInbox(p *api.InboxPage) error {
 		fmt.Fprintln(w, "ID\tFROM\tPROTOCOL\tMESSAGE ID\tRECEIVED\tBYTES\tPAYLOAD")
 		for i := range p.Entries {
 			e := &p.Entries[i]
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", e.ID, e.From, e.Protocol, strconv.Quote(e.MessageID),
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", termSafe(e.ID), termSafe(e.From), termSafe(e.Protocol), strconv.Quote(e.MessageID),
 				e.ReceivedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.PayloadBytes, payloadPreview(e))
 		}
 		if err := w.Flush(); err != nil {
@@ -94,13 +94,15 @@ func (a *app) printInbox(p *api.InboxPage) error {
 		}
 	}
 	if p.Next != "" {
-		fmt.Fprintf(a.stdout, "next: %s (read on with --after %s)\n", p.Next, p.Next)
+		next := termSafe(p.Next)
+		fmt.Fprintf(a.stdout, "next: %s (read on with --after %s)\n", next, next)
 	}
 	return nil
 }
 
-// payloadPreview is the start of a text payload, quoted so that control characters cannot
-// break the table, or what the payload is when it is not text.
+// payloadPreview is the start of a text payload, quoted with strconv.Quote (the escaping of
+// termSafe, within quotes) so that control characters cannot break the table, or what the
+// payload is when it is not text.
 func payloadPreview(e *api.InboxEntryView) string {
 	switch {
 	case e.PayloadErased:

@@ -86,8 +86,8 @@ func (a *app) printList(lines []listLine) error {
 	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tSTATUS\tDISPATCH\tCHANNEL\tSENDER PROFILE\tGENERATION\tATTEMPT\tACCEPTED\tUPDATED")
 	for _, l := range lines {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", l.ID, l.Status, l.Dispatch, l.Channel,
-			l.SenderProfile, l.Generation, l.Attempt, timeText(l.AcceptedAt), timeText(l.UpdatedAt))
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", termSafe(l.ID), termSafe(l.Status),
+			termSafe(l.Dispatch), termSafe(l.Channel), termSafe(l.SenderProfile), l.Generation, l.Attempt, timeText(l.AcceptedAt), timeText(l.UpdatedAt))
 	}
 	return w.Flush()
 }
@@ -112,7 +112,7 @@ type operatorAttempt struct {
 }
 
 func newOperatorView(m *engine.Message) operatorView {
-	v := operatorView{MessageView: api.NewMessageView(m), Provider: m.Provider, ProviderReference: m.ProviderRef,
+	v := operatorView{MessageView: api.NewMessageView(m, true), Provider: m.Provider, ProviderReference: m.ProviderRef,
 		DispatchCode: m.DispatchCode, FinalAt: m.FinalAt, PayloadErasedAt: m.PayloadErasedAt,
 		Attempts: make([]operatorAttempt, 0, len(m.Attempts))}
 	for i, at := range m.Attempts {
@@ -151,7 +151,7 @@ func (a *app) printShow(v *operatorView) {
 	w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	row := func(k, val string) {
 		if val != "" {
-			fmt.Fprintf(w, "%s:\t%s\n", k, val)
+			fmt.Fprintf(w, "%s:\t%s\n", k, termSafe(val))
 		}
 	}
 	opt := func(t *time.Time) string {
@@ -193,17 +193,18 @@ func (a *app) printShow(v *operatorView) {
 	w = tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "  GENERATION\tATTEMPT\tOUTCOME\tCODE\tPROVIDER\tREFERENCE\tSTARTED\tFINISHED")
 	for _, at := range v.Attempts {
-		fmt.Fprintf(w, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", at.Generation, at.Attempt, at.Outcome,
+		fmt.Fprintf(w, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\n", at.Generation, at.Attempt, termSafe(at.Outcome),
 			dash(at.Code), dash(at.Provider), dash(at.ProviderReference), timeText(at.StartedAt), dash(opt(at.FinishedAt)))
 	}
 	_ = w.Flush()
 }
 
+// dash is s for a table cell, made terminal-safe, or "-" when it is empty.
 func dash(s string) string {
 	if s == "" {
 		return "-"
 	}
-	return s
+	return termSafe(s)
 }
 
 // refusal turns an engine or store error into the command's error: a Problem is a refusal

@@ -37,7 +37,7 @@ func diagnosticCode(t *testing.T, out string) string {
 
 // editRuntime writes a copy of the runtime file at path, beside it (so that its relative paths
 // still resolve), with edit applied to the decoded document, and returns the copy's path.
-func editRuntime(t *testing.T, path, name string, edit func(doc map[string]any)) string {
+func editRuntime(t testing.TB, path, name string, edit func(doc map[string]any)) string {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	if err != nil {

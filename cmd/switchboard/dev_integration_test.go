@@ -76,6 +76,7 @@ func TestDevDeliversQuickstartSMS(t *testing.T) {
 	if resp.StatusCode != 409 || !strings.Contains(string(raw), "idempotency.key-reused") {
 		t.Fatalf("reuse: %d %s", resp.StatusCode, raw)
 	}
+	checkListenerWall(t, strings.TrimPrefix(s.session.API, "http://"))
 	if code := s.stop(); code != 0 {
 		t.Fatalf("SIGTERM exit code %d, want 0", code)
 	}

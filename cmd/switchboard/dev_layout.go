@@ -36,12 +36,14 @@ func devLayout(dir string) devPaths {
 
 // devSession is session.json: where the dev stack's parts listen.
 type devSession struct {
-	API      string              `json:"api"`
-	Gateway  string              `json:"gateway,omitempty"`
-	Gateways map[string]string   `json:"gateways,omitempty"`
-	Runtime  string              `json:"runtime"`
-	Database string              `json:"database"`
-	Issuer   string              `json:"issuer"`
+	API      string            `json:"api"`
+	Gateway  string            `json:"gateway,omitempty"`
+	Gateways map[string]string `json:"gateways,omitempty"`
+	Runtime  string            `json:"runtime"`
+	Database string            `json:"database"`
+	Issuer   string            `json:"issuer"`
+	// Console is the operator console's address, when the package has an operator client.
+	Console  string              `json:"console,omitempty"`
 	Audience string              `json:"audience"`
 	Clients  map[string][]string `json:"clients"`
 	// SMTP is the SMTP sink's address; MailDir holds one .eml file per mail it received.
@@ -136,6 +138,7 @@ type devRuntime struct {
 	Dispatch       map[string]int            `yaml:"dispatch"`
 	Audit          map[string]string         `yaml:"audit"`
 	Retention      map[string]int            `yaml:"retention"`
+	Console        map[string]any            `yaml:"console,omitempty"`
 }
 
 // writeDevRuntime writes the runtime file that binds the package to the dev stand-ins.
@@ -144,6 +147,10 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 	for c := range s.Clients {
 		clients = append(clients, c)
 	}
+	issuer := s.Issuer
+	if issuer == "" {
+		issuer = devIssuer
+	}
 	rt := devRuntime{
 		APIVersion: "switchboard/v1", Kind: "Runtime",
 		Package:  map[string]string{"root": "../.."},
@@ -151,7 +158,7 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 		Database: map[string]string{"driver": "sqlite", "path": "./data/switchboard.db"},
 		Secrets:  map[string]any{"file": map[string]string{"root": "./secrets"}},
 		Authentication: map[string]any{"oidc": map[string]any{
-			"issuer": devIssuer, "audience": devAudience, "jwksFile": "./secrets/jwks.json", "allowedClients": clients,
+			"issuer": issuer, "audience": devAudience, "jwksFile": "./secrets/jwks.json", "allowedClients": clients,
 		}},
 		Providers: map[string]map[string]any{},
 		Dispatch: map[string]int{"concurrency": 8, "batchSize": 100, "maxPayloadBytes": 10 << 20, "pollIntervalMilliseconds": 250,
@@ -159,14 +166,20 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 		Audit:     map[string]string{"keyRef": "secret:file/audit.key"},
 		Retention: map[string]int{"payloadDays": 7, "recordDays": 90, "submissionReceiptDays": 7},
 	}
+	if c := consoleClient(pkg); c != "" {
+		rt.Console = map[string]any{"enabled": true, "clientId": c}
+	}
 	for _, p := range pkg.Providers {
 		switch p.Kind {
 		case "http":
-			rt.Providers[p.ID] = map[string]any{
+			entry := map[string]any{
 				"kind": "http", "baseUrl": s.Gateways[p.ID] + "/", "authentication": map[string]string{"kind": "none"},
-				"callbackVerifier": map[string]string{"kind": "hmac-sha256-body", "header": "x-signature",
-					"encoding": "hex", "secretRef": "secret:file/callback-secret"},
 			}
+			if p.Adapter.TakesCallbacks() { // a verifier for an adapter without callbacks is refused
+				entry["callbackVerifier"] = map[string]string{"kind": "hmac-sha256-body", "header": "x-signature",
+					"encoding": "hex", "secretRef": "secret:file/callback-secret"}
+			}
+			rt.Providers[p.ID] = entry
 		case "smtp":
 			port := portOf(s.SMTP)
 			if port == 0 {

@@ -44,6 +44,8 @@ type envOptions struct {
 	dispatch bool
 	// concurrency overrides dispatch.concurrency (workers per provider lane).
 	concurrency int
+	// runtime changes the dev runtime file's document before it is loaded.
+	runtime func(doc map[string]any)
 }
 
 func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
@@ -95,6 +97,9 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		if err := os.WriteFile(layout.runtimePath, []byte(edited), 0o600); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if opts.runtime != nil {
+		editRuntime(t, layout.runtimePath, filepath.Base(layout.runtimePath), opts.runtime)
 	}
 	rt, pkg, err := loadRuntime(layout.runtimePath, func(string) string { return "" })
 	if err != nil {
@@ -219,7 +224,8 @@ func loadOpenAPI(t *testing.T, raw []byte) *openAPI {
 		t.Fatal(err)
 	}
 	o := &openAPI{schemas: map[string]*jsonschema.Schema{}}
-	for _, name := range []string{"Problem", "Accepted", "MessageView", "Preview", "Ready", "Health"} {
+	for _, name := range []string{"Problem", "Accepted", "MessageView", "Preview", "Ready", "Health",
+		"MessageList", "MessageJournal", "OperationPreview", "OperationStarted", "Operation", "Figures", "JournalVerification"} {
 		s, err := c.Compile("mem:///openapi.json#/components/schemas/" + name)
 		if err != nil {
 			t.Fatalf("compile %s: %v", name, err)

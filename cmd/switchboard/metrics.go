@@ -24,6 +24,7 @@ type metrics struct {
 	callbacks *prometheus.CounterVec
 	scripts   *prometheus.CounterVec
 	refusals  *prometheus.CounterVec
+	inbox     *prometheus.CounterVec
 	retention *prometheus.CounterVec
 }
 
@@ -44,10 +45,13 @@ func newMetrics() *metrics {
 			Help: "Adapter script failures by provider and failure class."}, []string{"provider", "class"}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_limit_refusals_total",
 			Help: "Requests refused by a rate limit or a daily quota."}, []string{"code"}),
+		inbox: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_inbox_refusals_total",
+			Help: "Envelopes a peer provider's inbox refused, by provider and code (peer.not-allowed, peer.over-quota)."},
+			[]string{"provider", "code"}),
 		retention: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_retention_erased_total",
 			Help: "Records erased by retention sweeps, by kind (payloads, records, submission receipts, …)."}, []string{"kind"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.retention,
+	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.inbox, m.retention,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -78,6 +82,12 @@ func (m *metrics) observeProvider(provider, event, class string) {
 		return
 	}
 	m.scripts.WithLabelValues(provider, class).Inc()
+}
+
+// observeInboxRefusal counts an envelope a peer provider's inbox refused. The sender's peer id
+// is never a label.
+func (m *metrics) observeInboxRefusal(provider, code string) {
+	m.inbox.WithLabelValues(provider, code).Inc()
 }
 
 // observeErasure counts what one retention batch erased.

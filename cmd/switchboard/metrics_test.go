@@ -24,15 +24,7 @@ func TestMetricsCarryNoRecipient(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	srv := httptest.NewServer(e.stack.metrics.handler(e.stack))
-	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	text := string(body)
+	text := e.scrapeMetrics(t)
 	for _, want := range []string{
 		`switchboard_http_requests_total{class="2xx",route="/v1/messages"}`,
 		`switchboard_provider_attempts_total{outcome="accepted",provider="sms-gateway"} 1`,
@@ -51,4 +43,18 @@ func TestMetricsCarryNoRecipient(t *testing.T) {
 			t.Errorf("metrics expose %q", leak)
 		}
 	}
+}
+
+// scrapeMetrics reads the stack's /metrics as the metrics listener serves it.
+func (e *apiEnv) scrapeMetrics(t *testing.T) string {
+	t.Helper()
+	srv := httptest.NewServer(e.stack.metrics.handler(e.stack))
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return string(body)
 }

@@ -35,7 +35,7 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 			}
 			out[decl.ID] = p
 		case "peer":
-			p, err := newPeerProvider(decl, cfg, clock, log, hooks)
+			p, err := newPeerProvider(decl, cfg, clock, log, m, hooks)
 			if err != nil {
 				closeAll()
 				return nil, err
@@ -63,7 +63,7 @@ func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock
 	cc := httpgw.Config{
 		ID: decl.ID, ScriptName: a.ScriptPath, Source: a.Source, Method: a.Method,
 		RequestHeaders: a.RequestHeaders, ResponseHeaders: a.ResponseHeaders,
-		ReceiptsCallback: a.Receipts == "callback", ConcurrencyLimit: a.ConcurrencyLimit,
+		ReceiptsCallback: a.TakesCallbacks(), ConcurrencyLimit: a.ConcurrencyLimit,
 		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
 		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
 		Auth: httpgw.Auth{
@@ -73,7 +73,7 @@ func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock
 			TokenURL: urlString(h.Authentication.TokenURL), ClientID: h.Authentication.ClientID,
 			ClientSecret: string(h.Authentication.ClientSecret.Value()), Scopes: h.Authentication.Scopes,
 		},
-		Limits: limits, Logger: log.With("provider", decl.ID), Clock: clock,
+		Limits: limits, Logger: log, Clock: clock,
 		Observer: func(event, class string) { m.observeProvider(decl.ID, event, class) },
 	}
 	if h.ConcurrencyLimit > 0 && (cc.ConcurrencyLimit == 0 || h.ConcurrencyLimit < cc.ConcurrencyLimit) {
@@ -99,7 +99,7 @@ func newSMTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock
 	s := cfg.SMTP
 	sc := smtp.Config{ID: decl.ID, Host: s.Host, Port: s.Port, TLS: s.TLS,
 		Username: string(s.Username.Value()), Password: string(s.Password.Value()),
-		TrustedCAFile: s.TrustedCAFile, Timeout: s.Timeout, Clock: clock, Logger: log.With("provider", decl.ID)}
+		TrustedCAFile: s.TrustedCAFile, Timeout: s.Timeout, Clock: clock, Logger: log}
 	if d := s.DKIM; d != nil {
 		sc.DKIM = &smtp.DKIMConfig{Domain: d.Domain, Selector: d.Selector, PrivateKeyPEM: d.PrivateKey.Value()}
 	}
@@ -118,11 +118,14 @@ type peerHooks struct {
 }
 
 // newPeerProvider builds a libp2p peer provider from its runtime entry (and adapter, if any).
-func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, hooks peerHooks) (engine.Provider, error) {
+func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, m *metrics, hooks peerHooks) (engine.Provider, error) {
 	pc := cfg.Peer
 	c := peer.Config{ID: decl.ID, IdentityKey: pc.IdentityKey.Value(), Listen: pc.Listen, Protocol: pc.Protocol,
 		Relays: pc.Relays, RelayService: pc.RelayService.Enabled, AddressBook: pc.AddressBook,
-		Inbox: hooks.inbox, OnPeerConnected: hooks.connected, Logger: log.With("provider", decl.ID), Clock: clock}
+		Inbox: hooks.inbox, OnPeerConnected: hooks.connected, Logger: log, Clock: clock,
+		AllowedPeers: pc.AllowedPeers, AnyPeer: pc.AnyPeer,
+		MessagesPerMinute: pc.InboxQuota.MessagesPerMinute, BytesPerDay: pc.InboxQuota.BytesPerDay,
+		OnRefused: func(code string) { m.observeInboxRefusal(decl.ID, code) }}
 	if a := decl.Adapter; a != nil {
 		c.Source, c.ScriptName, c.Limits = a.Source, a.ScriptPath, scripting.DefaultLimits()
 	}

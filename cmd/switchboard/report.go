@@ -114,7 +114,8 @@ func (a *app) report(err error) int {
 		if path == "" {
 			path = "-"
 		}
-		fmt.Fprintf(a.stderr, "error[%s] %s: %s\n", d.Code, path, d.Message)
+		// A message may quote stored text (a journal record, an id the operator typed).
+		fmt.Fprintf(a.stderr, "error[%s] %s: %s\n", termSafe(d.Code), termSafe(path), termSafe(d.Message))
 	}
 	return ce.exit
 }

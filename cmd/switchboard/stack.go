@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/http"
 	"time"
 
 	"switchboard/engine"
@@ -29,6 +28,7 @@ type stack struct {
 	dispatcher *engine.Dispatcher
 	api        *api.Server
 	metrics    *metrics
+	operations *engine.Operations
 }
 
 // loadRuntime loads the runtime file and its package, exactly as serve and check do.
@@ -105,14 +105,18 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		return nil, err
 	}
 	intake := &engine.Intake{}
+	figures := engine.NewFigures(s.clock, 10*time.Second, 90)
 	s.dispatcher = engine.NewDispatcher(engine.DispatcherConfig{
 		Package: pkg, Store: st, Providers: s.providers, Clock: s.clock, Logger: log,
 		Concurrency: rt.Dispatch.Concurrency, BatchSize: rt.Dispatch.BatchSize,
 		MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes,
 		PollInterval:    time.Duration(rt.Dispatch.PollIntervalMilliseconds) * time.Millisecond,
 		LeaseFor:        time.Duration(rt.Dispatch.LeaseSeconds) * time.Second,
-		Observe:         s.metrics.observeAttempt,
-		Reconciler:      st.ReceiptReconciler(),
+		Observe: func(provider string, class engine.OutcomeClass, d time.Duration) {
+			s.metrics.observeAttempt(provider, class, d)
+			figures.Attempt(provider, class, d)
+		},
+		Reconciler: st.ReceiptReconciler(),
 		// Acceptance goes first in a burst: docs/operations.md, "Bursts and admission control".
 		Admission: admission.NewGiveWay(admission.DefaultConfig(), intake.Started),
 	})
@@ -120,9 +124,13 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Clock: s.clock,
 		PayloadRetention: time.Duration(rt.Retention.PayloadDays) * 24 * time.Hour,
 		ReceiptWindow:    time.Duration(rt.Retention.SubmissionReceiptDays) * 24 * time.Hour,
-		OnAccepted:       s.dispatcher.Wake,
+		OnAccepted:       func() { s.dispatcher.Wake(); figures.Accepted() },
 		Intake:           intake,
 	})
+	if s.operations, err = newOperations(st, pkg, s.clock, log); err != nil {
+		s.close()
+		return nil, err
+	}
 	receipts := map[string]engine.ReceiptHandler{}
 	for id, p := range s.providers {
 		if h, ok := p.(engine.ReceiptHandler); ok {
@@ -133,7 +141,8 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Submitter: submitter, Auth: verifier,
 		Limiter: auth.NewLimiter(s.clock), PseudonymKey: pseudoKey, Receipts: receipts,
 		Clock: s.clock, Logger: log, Ready: st.Ready, Observe: s.metrics.observeRequest,
-		Inbox: st,
+		Inbox: st, Journal: st, Operations: s.operations, Figures: figures, VerifyJournal: verifyJournal(st),
+		Console: consoleConfig(rt, pkg),
 		SLO: api.SLOSource{Figures: s.dispatcher.Figures, BatchSize: rt.Dispatch.BatchSize,
 			MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes, Concurrency: rt.Dispatch.Concurrency},
 	})
@@ -145,13 +154,13 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	defer s.close()
 	defer s.startRetention(ctx)() // the hourly sweep; stopped before the store closes
-	srv := &http.Server{Handler: s.api.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 120 * time.Second}
+	srv := api.NewHTTPServer(s.api.Handler(), api.DefaultLimits())
 	errs := make(chan error, 3)
-	go func() { errs <- serveHTTP(srv, apiLn) }()
-	var msrv *http.Server
+	go func() { errs <- srv.Serve(apiLn) }()
+	var msrv *api.HTTPServer
 	if metricsLn != nil {
-		msrv = &http.Server{Handler: s.metrics.handler(s), ReadHeaderTimeout: 10 * time.Second}
-		go func() { errs <- serveHTTP(msrv, metricsLn) }()
+		msrv = api.NewHTTPServer(s.metrics.handler(s), api.DefaultLimits())
+		go func() { errs <- msrv.Serve(metricsLn) }()
 	}
 	for _, p := range s.providers {
 		if st, ok := p.(engine.Starter); ok {
@@ -162,6 +171,7 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	}
 	dispatchDone := make(chan error, 1)
 	go func() { dispatchDone <- s.dispatcher.Run(ctx) }()
+	go func() { _ = s.operations.Run(ctx) }()
 	s.log.Info("serving", "api", apiLn.Addr().String(), "package", s.pkg.Digest)
 	var runErr error
 	select {
@@ -184,15 +194,11 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	return nil
 }
 
-func serveHTTP(srv *http.Server, ln net.Listener) error {
-	if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
 // close releases providers and the store.
 func (s *stack) close() {
+	if s.operations != nil {
+		s.operations.Close() // after their current batch: the store must still be open
+	}
 	for id, p := range s.providers {
 		if err := p.Close(); err != nil {
 			s.log.Warn("closing provider", "provider", id, "err", err)

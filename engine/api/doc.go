@@ -1,6 +1,7 @@
-// Package api is Switchboard's HTTP server: the routes of SPEC section 5, problem+json errors
-// from one table, the body cap, Cache-Control, authentication and rate limits, and the OpenAPI
-// document. Handlers decode and encode; the engine decides.
+// Package api is Switchboard's HTTP server: the routes of the API (the operator API's are in
+// docs/api.md), problem+json errors from one table, the body cap, Cache-Control, authentication
+// and rate limits, the refusal of cross-site requests, the OpenAPI document, and the operator
+// console's embedded files (docs/console.md). Handlers decode and encode; the engine decides.
 //
 // It imports engine, engine/auth, packages and the standard library. It must never import a
 // concrete store or provider, goja or libp2p.

@@ -74,7 +74,7 @@ func (s *Server) getMessage(w http.ResponseWriter, r *http.Request, caller engin
 		s.writeProblem(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, NewMessageView(m))
+	writeJSON(w, http.StatusOK, NewMessageView(m, caller.Role == "operator"))
 }
 
 // cancel is POST /v1/messages/{id}/cancel, for its submitter or any operator: the engine's
@@ -99,5 +99,5 @@ func (s *Server) cancel(w http.ResponseWriter, r *http.Request, caller engine.Ca
 		s.writeProblem(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, NewMessageView(m))
+	writeJSON(w, http.StatusOK, NewMessageView(m, caller.Role == "operator"))
 }

@@ -20,19 +20,24 @@ type settleRequest struct {
 // retry is POST /v1/messages/{id}/retry: failed → queued, new generation. The body is empty
 // or an empty JSON object.
 func (s *Server) retry(w http.ResponseWriter, r *http.Request, caller engine.Caller) {
-	body, err := readRaw(r)
-	if err != nil {
+	if err := readEmptyObject(r); err != nil {
 		s.writeProblem(w, r, err)
 		return
 	}
+	s.operate(w, r, caller, engine.ActionRetry)
+}
+
+// readEmptyObject reads the body of a POST that takes no members: empty, or {}.
+func readEmptyObject(r *http.Request) error {
+	body, err := readRaw(r)
+	if err != nil {
+		return err
+	}
 	if len(bytes.TrimSpace(body)) > 0 {
 		var none struct{}
-		if err := decodeStrict(body, &none); err != nil {
-			s.writeProblem(w, r, err)
-			return
-		}
+		return decodeStrict(body, &none)
 	}
-	s.operate(w, r, caller, engine.ActionRetry)
+	return nil
 }
 
 // settle is POST /v1/messages/{id}/settle with {"outcome": "sent"|"not-sent"}: unknown →
@@ -74,5 +79,5 @@ func (s *Server) operate(w http.ResponseWriter, r *http.Request, caller engine.C
 		s.writeProblem(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, NewMessageView(m))
+	writeJSON(w, http.StatusOK, NewMessageView(m, caller.Role == "operator"))
 }

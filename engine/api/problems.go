@@ -33,6 +33,7 @@ var problems = map[string]problemInfo{
 	engine.CodeMessageNotEligible:    {http.StatusConflict, "Message not eligible"},
 	engine.CodeIdempotencyExpired:    {http.StatusGone, "Idempotency key expired"},
 	engine.CodeBodyTooLarge:          {http.StatusRequestEntityTooLarge, "Request body too large"},
+	engine.CodeHeadersTooLarge:       {http.StatusRequestHeaderFieldsTooLarge, "Request headers too large"},
 	engine.CodeUnsupportedMediaType:  {http.StatusUnsupportedMediaType, "Unsupported media type"},
 	engine.CodeUnprocessable:         {http.StatusUnprocessableEntity, "Unprocessable request"},
 	engine.CodeTemplateDataInvalid:   {http.StatusUnprocessableEntity, "Template data invalid"},
@@ -82,11 +83,17 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 	}
 	h.Set("Content-Type", "application/problem+json")
 	w.WriteHeader(info.status)
-	body, _ := json.Marshal(Problem{
-		Type: "https://switchboard.dev/problems/" + p.Code, Title: info.title, Status: info.status,
-		Detail: p.Detail, Code: p.Code, TraceID: trace,
-	})
+	body := encodeProblem(p.Code, info, p.Detail, trace)
 	if _, err := w.Write(body); err != nil {
 		s.log.Debug("write problem", "err", err)
 	}
+}
+
+// encodeProblem is the problem+json body of one answer.
+func encodeProblem(code string, info problemInfo, detail, trace string) []byte {
+	body, _ := json.Marshal(Problem{
+		Type: "https://switchboard.dev/problems/" + code, Title: info.title, Status: info.status,
+		Detail: detail, Code: code, TraceID: trace,
+	})
+	return body
 }

@@ -42,6 +42,14 @@ type Config struct {
 	Inbox engine.Inbox
 	// Observe, when set, is told about every answered request (for metrics).
 	Observe func(route string, status int, d time.Duration)
+
+	// Operator API and console (docs/api.md, docs/console.md); each nil member answers 404
+	// on its routes.
+	Journal       engine.Journal     // GET /v1/messages/{id}/audit
+	Operations    *engine.Operations // POST /v1/operations, GET /v1/operations/{id}
+	Figures       *engine.Figures    // GET /v1/figures
+	VerifyJournal JournalCheck       // GET and POST /v1/audit/verification
+	Console       ConsoleConfig      // /console/ when Enabled
 }
 
 // Server is the HTTP API.
@@ -50,6 +58,7 @@ type Server struct {
 	log        *slog.Logger
 	callbacks  *callbackLimiter
 	pseudonyms *pseudonymMemo
+	journal    *journalState
 	mux        *http.ServeMux
 }
 
@@ -71,6 +80,9 @@ func New(cfg Config) *Server {
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, mux: http.NewServeMux(), pseudonyms: newPseudonymMemo(cfg.PseudonymKey)}
 	s.callbacks = newCallbackLimiter(cfg.CallbackRate, cfg.CallbackBurst)
+	if cfg.VerifyJournal != nil {
+		s.journal = newJournalState(cfg.Clock, cfg.VerifyJournal)
+	}
 	s.routes()
 	return s
 }
@@ -79,8 +91,7 @@ func New(cfg Config) *Server {
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		w.Header().Set("Cache-Control", "no-store")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+		setCommonHeaders(w.Header())
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
 			if v := recover(); v != nil {
@@ -98,6 +109,10 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
+		if crossSite(r) {
+			s.writeProblem(rec, r, errCrossSite)
+			return
+		}
 		s.mux.ServeHTTP(rec, r)
 	})
 }

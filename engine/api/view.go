@@ -37,15 +37,16 @@ type AttemptView struct {
 	Code       string     `json:"code,omitempty"`
 }
 
-// NewMessageView builds the view of a message.
-func NewMessageView(m *engine.Message) MessageView {
+// NewMessageView builds the view of a message for a viewer; operator says the viewer is an
+// operator, which decides the links offered (see viewLinks).
+func NewMessageView(m *engine.Message, operator bool) MessageView {
 	v := MessageView{
 		ID: m.ID, Status: m.Status(), Dispatch: string(m.Dispatch), Report: string(m.Report),
 		ReportedAt: m.ReportedAt, Channel: string(m.Channel), SenderProfile: m.SenderProfile,
 		To:            map[string]string{m.RecipientKind: "redacted"},
 		CorrelationID: m.CorrelationID, AcceptedAt: m.AcceptedAt, NotBefore: m.NotBefore,
 		ExpiresAt: m.ExpiresAt, UpdatedAt: m.UpdatedAt, Generation: m.Generation,
-		Attempts: make([]AttemptView, 0, len(m.Attempts)), Links: engine.MessageLinks(m.ID),
+		Attempts: make([]AttemptView, 0, len(m.Attempts)), Links: viewLinks(m, operator),
 	}
 	if m.TemplateID != "" {
 		v.Template = &engine.TemplateRef{ID: m.TemplateID, Version: m.TemplateVersion}
@@ -57,4 +58,30 @@ func NewMessageView(m *engine.Message) MessageView {
 		})
 	}
 	return v
+}
+
+// viewLinks are the links of a message view: self always, and each action the viewer may take
+// that applies to the message as it is, so that a link offered can succeed. Its submitter and
+// operators may cancel a queued message; operators may also retry a failed one (when its
+// payload is still kept) and settle an unknown one.
+func viewLinks(m *engine.Message, operator bool) map[string]string {
+	self := "/v1/messages/" + m.ID
+	links := map[string]string{"self": self}
+	applies := func(a engine.Action) bool {
+		_, err := engine.Eligible(a, m, m.UpdatedAt) // the time only says whether it is past expiry
+		return err == nil
+	}
+	if applies(engine.ActionCancel) {
+		links["cancel"] = self + "/cancel"
+	}
+	if !operator {
+		return links
+	}
+	if applies(engine.ActionRetry) {
+		links["retry"] = self + "/retry"
+	}
+	if applies(engine.ActionSettleSent) {
+		links["settle"] = self + "/settle"
+	}
+	return links
 }

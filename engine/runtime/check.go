@@ -17,7 +17,8 @@ import (
 //   - an http provider whose adapter has receipts: callback has a callbackVerifier, and one
 //     without callback receipts has none (it could never parse what it verified);
 //   - an http provider's concurrencyLimit and ratePerSecond only lower the adapter's
-//     capabilities.
+//     capabilities;
+//   - console.clientId, when the console is enabled, is a client of an operator access profile.
 //
 // It reads only the exported slices of pkg, so a hand-built Package works too.
 func (r *Runtime) CheckPackage(pkg *packages.Package) error {
@@ -69,12 +70,27 @@ func (r *Runtime) CheckPackage(pkg *packages.Package) error {
 			}
 		}
 	}
+	if r.Console.Enabled {
+		checkConsoleClient(d, at("console.clientId"), r.Console.ClientID, pkg)
+	}
 	return d.err()
+}
+
+// checkConsoleClient checks that the console signs in as a client of an operator profile.
+func checkConsoleClient(d *diagnostics, line int, client string, pkg *packages.Package) {
+	const mem = "console.clientId"
+	p := pkg.ProfileForClient(client)
+	switch {
+	case p == nil:
+		d.add(CodeInvalid, line, mem, "no access profile of the package names this client")
+	case p.Role != "operator":
+		d.add(CodeInvalid, line, mem, "must be a client of an operator access profile; access profile %s has role %s", p.ID, p.Role)
+	}
 }
 
 // checkHTTPAgainstAdapter checks one http provider's connection against its adapter.
 func checkHTTPAgainstAdapter(d *diagnostics, at func(string) int, mem string, h *HTTPProvider, a *packages.Adapter) {
-	callback := a.Receipts == "callback"
+	callback := a.TakesCallbacks()
 	switch {
 	case callback && h.CallbackVerifier == nil:
 		d.add(CodeInvalid, at(mem), mem+".callbackVerifier",

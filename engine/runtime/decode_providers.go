@@ -13,7 +13,8 @@ var providerKeys = map[string][]string{
 	KindHTTP: {"kind", "baseUrl", "timeoutMilliseconds", "maximumResponseBytes", "concurrencyLimit",
 		"ratePerSecond", "authentication", "callbackVerifier"},
 	KindSMTP: {"kind", "host", "port", "tls", "authentication", "dkim", "trustedCaFile", "timeoutMilliseconds"},
-	KindPeer: {"kind", "identityKeyRef", "listen", "protocol", "relays", "relayService", "addressBook"},
+	KindPeer: {"kind", "identityKeyRef", "listen", "protocol", "relays", "relayService", "addressBook",
+		"allowedPeers", "inboxQuota"},
 }
 
 // decodeProviders reads `providers`, a mapping from provider id to connection.

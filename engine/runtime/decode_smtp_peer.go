@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -150,7 +151,47 @@ func (r *reader) decodePeer(m *mapping) *PeerProvider {
 		}
 		p.AddressBook[id] = r.multiaddrs(book, id, false)
 	}
+	p.AllowedPeers, p.AnyPeer = r.allowedPeers(m, p.AddressBook)
+	p.InboxQuota = InboxQuota{MessagesPerMinute: DefaultInboxMessagesPerMinute, BytesPerDay: DefaultInboxBytesPerDay}
+	if m.has("inboxQuota") {
+		q := m.child("inboxQuota", "messagesPerMinute", "bytesPerDay")
+		p.InboxQuota.MessagesPerMinute = int(q.integer("messagesPerMinute", DefaultInboxMessagesPerMinute, 1, 1_000_000))
+		p.InboxQuota.BytesPerDay = q.integer("bytesPerDay", DefaultInboxBytesPerDay, 1, 1<<50)
+	}
 	return p
+}
+
+// allowedPeers reads allowedPeers: a list of peer ids, or the string any. Absent, it is the
+// address book's peer ids.
+func (r *reader) allowedPeers(m *mapping, book map[string][]string) (ids []string, anyPeer bool) {
+	n := deref(m.vals["allowedPeers"])
+	switch {
+	case n == nil:
+		for id := range book {
+			ids = append(ids, id)
+		}
+	case n.Kind == yaml.ScalarNode:
+		if m.str("allowedPeers") != "any" {
+			m.fail("allowedPeers", "must be a list of peer ids or the string any")
+		}
+		return nil, true
+	default:
+		mem, _ := m.at("allowedPeers")
+		list := m.strings("allowedPeers")
+		for i, id := range list {
+			if isPeerID(id) {
+				ids = append(ids, id)
+				continue
+			}
+			line := n.Line
+			if len(list) == len(n.Content) { // no item was dropped: the i-th item is id
+				line = n.Content[i].Line
+			}
+			r.diags.add(CodeInvalid, line, mem+"["+strconv.Itoa(i)+"]", "must be a peer id (32 to 128 letters and digits)")
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), false
 }
 
 // multiaddrs reads a list of multiaddrs; circuit says each must end its path with /p2p/ID.

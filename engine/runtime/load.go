@@ -17,7 +17,7 @@ const maxRuntimeFileBytes = 1 << 20
 
 // topKeys are the members of the runtime document.
 var topKeys = []string{"apiVersion", "kind", "package", "listen", "database", "secrets",
-	"authentication", "providers", "dispatch", "audit", "retention", "sandbox"}
+	"authentication", "providers", "dispatch", "audit", "retention", "sandbox", "console"}
 
 // Load reads, substitutes, decodes and validates the runtime file at path and resolves every
 // secret it references. getenv is os.Getenv in production (injected for tests); nil means an
@@ -68,6 +68,7 @@ func parse(abs string, data []byte, getenv func(string) string) (*Runtime, error
 	rt.Audit = r.decodeAudit(doc)
 	rt.Retention = r.decodeRetention(doc)
 	rt.Sandbox = r.decodeSandbox(doc)
+	rt.Console = r.decodeConsole(doc)
 	if err := d.err(); err != nil {
 		return nil, err
 	}

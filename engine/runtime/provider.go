@@ -187,6 +187,21 @@ type PeerProvider struct {
 	RelayService RelayService
 	// AddressBook maps peer ids to the multiaddrs they are reached at.
 	AddressBook map[string][]string
+	// AllowedPeers holds the peer ids whose envelopes the inbox takes, sorted; AnyPeer says
+	// every peer's are taken (allowedPeers: any). Without allowedPeers in the file,
+	// AllowedPeers holds the address book's peer ids.
+	AllowedPeers []string
+	AnyPeer      bool
+	// InboxQuota bounds what each allowed peer may put in the inbox.
+	InboxQuota InboxQuota
+}
+
+// InboxQuota is a peer provider's inboxQuota: per sending peer, at most MessagesPerMinute new
+// envelopes a minute and BytesPerDay payload bytes a UTC day (defaults
+// DefaultInboxMessagesPerMinute and DefaultInboxBytesPerDay).
+type InboxQuota struct {
+	MessagesPerMinute int
+	BytesPerDay       int64
 }
 
 // RelayService says whether this host serves as a circuit relay for others.

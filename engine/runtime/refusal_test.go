@@ -39,6 +39,12 @@ func withSMTP(lines ...string) string {
 	return "providers:\n  mail:\n    kind: smtp\n" + strings.Join(lines, "\n")
 }
 
+// withPeer is a providers section with one peer provider "peers" and lines added to it; its
+// first added line is line 11 of the document.
+func withPeer(lines ...string) string {
+	return "providers:\n  peers:\n    kind: peer\n    identityKeyRef: \"secret:file/peer.key\"\n" + strings.Join(lines, "\n")
+}
+
 func TestLoadRefusals(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -158,6 +164,23 @@ func TestLoadRefusals(t *testing.T) {
 			code: CodeInvalid, member: "providers.peers.relays[0]"},
 		{name: "address book with a bad peer id", overrides: map[string]string{"providers": "providers:\n  peers: {kind: peer, identityKeyRef: \"secret:file/peer.key\", addressBook: {\"not a peer\": [\"/ip4/198.51.100.4/tcp/4001\"]}}"},
 			code: CodeInvalid, member: "providers.peers.addressBook.not a peer"},
+		{name: "allowedPeers a word other than any", overrides: map[string]string{"providers": withPeer("    allowedPeers: everyone")},
+			code: CodeInvalid, member: "providers.peers.allowedPeers", line: 11},
+		{name: "allowedPeers a mapping", overrides: map[string]string{"providers": withPeer("    allowedPeers: {any: true}")},
+			code: CodeInvalid, member: "providers.peers.allowedPeers", line: 11},
+		{name: "allowedPeers with a bad peer id", overrides: map[string]string{"providers": withPeer("    allowedPeers:",
+			"      - 12D3KooWQYhTNQdmr3ArTeUHRYzFg94BKyTkoWBDWez9kSCVe2Xo", "      - not-a-peer")},
+			code: CodeInvalid, member: "providers.peers.allowedPeers[1]", line: 13},
+		{name: "inboxQuota messagesPerMinute zero", overrides: map[string]string{"providers": withPeer("    inboxQuota: {messagesPerMinute: 0}")},
+			code: CodeInvalid, member: "providers.peers.inboxQuota.messagesPerMinute", line: 11, contains: "integer from 1"},
+		{name: "inboxQuota bytesPerDay negative", overrides: map[string]string{"providers": withPeer("    inboxQuota:", "      bytesPerDay: -5")},
+			code: CodeInvalid, member: "providers.peers.inboxQuota.bytesPerDay", line: 12},
+		{name: "inboxQuota bytesPerDay with a unit", overrides: map[string]string{"providers": withPeer("    inboxQuota: {bytesPerDay: 100MiB}")},
+			code: CodeInvalid, member: "providers.peers.inboxQuota.bytesPerDay"},
+		{name: "inboxQuota messagesPerMinute fractional", overrides: map[string]string{"providers": withPeer("    inboxQuota: {messagesPerMinute: 2.5}")},
+			code: CodeInvalid, member: "providers.peers.inboxQuota.messagesPerMinute"},
+		{name: "inboxQuota unknown member", overrides: map[string]string{"providers": withPeer("    inboxQuota: {burst: 5}")},
+			code: CodeInvalid, member: "providers.peers.inboxQuota.burst", line: 11},
 		{name: "peer without identity key", overrides: map[string]string{"providers": "providers:\n  peers: {kind: peer}"},
 			code: CodeInvalid, member: "providers.peers.identityKeyRef"},
 		{name: "jwksUri over plain http to a remote host", overrides: map[string]string{"authentication": `authentication: {oidc: {issuer: "https://id.example", audience: sb, jwksUri: "http://id.example/jwks", allowedClients: [c]}}`},

@@ -15,6 +15,10 @@ const (
 	DefaultScopeClaim    = "scope"
 	DefaultClientClaim   = "client_id"
 	DefaultPeerProtocol  = "/switchboard/1.0.0/message"
+	// DefaultInboxMessagesPerMinute and DefaultInboxBytesPerDay are a peer provider's
+	// inboxQuota when the file gives none.
+	DefaultInboxMessagesPerMinute = 600
+	DefaultInboxBytesPerDay       = 100 << 20
 )
 
 // Runtime is a loaded, validated runtime file with every secret resolved. Every path in it is
@@ -34,6 +38,8 @@ type Runtime struct {
 	Audit     Audit
 	Retention Retention
 	Sandbox   Sandbox
+	// Console is the operator console (member `console`); off unless enabled.
+	Console Console
 
 	lines map[string]int // member -> line in Path, for CheckPackage's diagnostics
 }

@@ -76,7 +76,8 @@ type Config struct {
 	Verifier *VerifierConfig
 	// Limits lowers the sandbox limits; zero members keep scripting.DefaultLimits.
 	Limits scripting.Limits
-	// Logger receives provider and script logs; nil discards them.
+	// Logger receives provider and script logs, each with the attribute provider = ID (added
+	// here: the caller's logger must not carry it); nil discards them.
 	Logger *slog.Logger
 	// Clock dates token expiry, Retry-After dates and webhook timestamps; nil means the system clock.
 	Clock engine.Clock
@@ -177,6 +178,7 @@ func (cfg Config) normalized() (Config, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	cfg.Logger = cfg.Logger.With("provider", cfg.ID)
 	if cfg.Clock == nil {
 		cfg.Clock = engine.SystemClock{}
 	}

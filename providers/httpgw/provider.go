@@ -83,7 +83,7 @@ func New(cfg Config) (*Provider, error) {
 		optional = append(optional, "receipt")
 	}
 	limits := scripting.DefaultLimits().Lower(cfg.Limits)
-	if p.program, err = scripting.Compile(cfg.ScriptName, cfg.Source, required, optional, limits, cfg.Logger.With("provider", cfg.ID)); err != nil {
+	if p.program, err = scripting.Compile(cfg.ScriptName, cfg.Source, required, optional, limits, cfg.Logger); err != nil {
 		return nil, fmt.Errorf("httpgw %s: adapter: %w", cfg.ID, err)
 	}
 	p.hasInterpret = p.program.Has("interpret")

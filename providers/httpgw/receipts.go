@@ -29,7 +29,7 @@ const maxReceiptsPerCallback = 1000
 // reason is logged at info level.
 func (p *Provider) VerifyCallback(r *http.Request, token string, body []byte) error {
 	if err := p.verifier.Verify(r, token, body); err != nil {
-		p.cfg.Logger.Info("callback unverified", "provider", p.cfg.ID, "reason", err.Error())
+		p.cfg.Logger.Info("callback unverified", "reason", err.Error())
 		p.cfg.Observer(EventCallback, "unverified")
 		return engine.ErrCallbackUnverified
 	}

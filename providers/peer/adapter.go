@@ -51,7 +51,7 @@ type interpretOutput struct {
 func newAdapter(cfg resolved) (*adapter, error) {
 	limits := scripting.DefaultLimits().Lower(cfg.Limits)
 	program, err := scripting.Compile(cfg.ScriptName, cfg.Source, []string{"prepare"}, []string{"interpret"},
-		limits, cfg.Logger.With("provider", cfg.ID))
+		limits, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("adapter: %w", err)
 	}

@@ -26,6 +26,9 @@ const (
 	// DefaultMaxInbound is how many inbound envelopes are handled at once. Each may hold up
 	// to MaxEnvelopeBytes in memory, so this bounds the inbound side's memory.
 	DefaultMaxInbound = 16
+	// DefaultMessagesPerMinute and DefaultBytesPerDay are each sender's inbox quota.
+	DefaultMessagesPerMinute = 600
+	DefaultBytesPerDay       = 100 << 20
 )
 
 // Config is one peer provider, built by the caller from the runtime file's resolved values
@@ -52,11 +55,29 @@ type Config struct {
 	// Inbox receives inbound envelopes. Nil = this host does not accept messages (no stream
 	// handler is registered).
 	Inbox engine.Inbox
+	// AllowedPeers holds the peer ids whose envelopes the inbox takes; AnyPeer takes every
+	// peer's. Any other sender is answered {"accepted":false,"code":"peer.not-allowed"} and
+	// nothing is stored. (The runtime file's default, the address book's peers, is applied by
+	// engine/runtime; here an empty list allows no peer.)
+	AllowedPeers []string
+	AnyPeer      bool
+	// MessagesPerMinute and BytesPerDay bound what each sender puts in the inbox: new
+	// envelopes per minute (a token bucket holding a minute's worth, in memory) and payload
+	// bytes per UTC day (counted by the Inbox with each envelope, so the count survives a
+	// restart). Beyond them a sender is answered {"accepted":false,"code":"peer.over-quota"};
+	// a duplicate is answered as always and counts nothing. Zero = DefaultMessagesPerMinute,
+	// DefaultBytesPerDay.
+	MessagesPerMinute int
+	BytesPerDay       int64
+	// OnRefused, when set, is told the code of each envelope the inbox refused
+	// (CodeNotAllowed, CodeOverQuota), for metrics.
+	OnRefused func(code string)
 	// OnPeerConnected, when set, is called with the peer id each time a connection to a
 	// peer opens (in either direction), from its own goroutine. The caller makes that peer's
 	// queued messages due (engine.PeerDue) and wakes the dispatcher.
 	OnPeerConnected func(peerID string)
-	// Logger receives the provider's log records; nil = discard.
+	// Logger receives the provider's log records, each with the attribute provider = ID
+	// (added here: the caller's logger must not carry it); nil = discard.
 	Logger *slog.Logger
 	// Clock stamps envelopes (tsMs) and inbox entries (receivedAt); nil = engine.SystemClock.
 	Clock engine.Clock
@@ -83,6 +104,7 @@ type resolved struct {
 	listen      []ma.Multiaddr
 	relays      []libp2ppeer.AddrInfo
 	addressBook []libp2ppeer.AddrInfo
+	allowed     map[libp2ppeer.ID]bool
 }
 
 // resolve validates cfg, applies defaults and parses every address.
@@ -101,6 +123,7 @@ func (cfg Config) resolve() (resolved, error) {
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
 	}
+	r.Logger = r.Logger.With("provider", r.ID)
 	if r.Clock == nil {
 		r.Clock = engine.SystemClock{}
 	}
@@ -112,6 +135,23 @@ func (cfg Config) resolve() (resolved, error) {
 	}
 	if r.MaxInbound <= 0 {
 		r.MaxInbound = DefaultMaxInbound
+	}
+	if r.MessagesPerMinute <= 0 {
+		r.MessagesPerMinute = DefaultMessagesPerMinute
+	}
+	if r.BytesPerDay <= 0 {
+		r.BytesPerDay = DefaultBytesPerDay
+	}
+	if r.OnRefused == nil {
+		r.OnRefused = func(string) {}
+	}
+	r.allowed = make(map[libp2ppeer.ID]bool, len(cfg.AllowedPeers))
+	for _, s := range cfg.AllowedPeers {
+		id, err := libp2ppeer.Decode(s)
+		if err != nil {
+			return r, fmt.Errorf("allowed peers: %q is not a peer id: %w", s, err)
+		}
+		r.allowed[id] = true
 	}
 	for _, s := range cfg.Listen {
 		a, err := ma.NewMultiaddr(s)

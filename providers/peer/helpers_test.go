@@ -46,14 +46,15 @@ type memInbox struct {
 	byKey         map[string]int
 	entries       []engine.InboxEntry
 	puts          int
-	dropResponses bool          // keep no response: duplicates answer RESPONSE_GONE
-	dropPayloads  bool          // keep no payloads (benchmarks)
-	gate          chan struct{} // when set, PutInbox waits for it to close (or ctx)
-	putSeen       chan struct{} // signalled (non-blocking) on every PutInbox
+	dropResponses bool             // keep no response: duplicates answer RESPONSE_GONE
+	dropPayloads  bool             // keep no payloads (benchmarks)
+	gate          chan struct{}    // when set, PutInbox waits for it to close (or ctx)
+	putSeen       chan struct{}    // signalled (non-blocking) on every PutInbox
+	daily         map[string]int64 // payload bytes kept per sender and UTC day
 }
 
 func newMemInbox() *memInbox {
-	return &memInbox{byKey: map[string]int{}, putSeen: make(chan struct{}, 1)}
+	return &memInbox{byKey: map[string]int{}, putSeen: make(chan struct{}, 1), daily: map[string]int64{}}
 }
 
 func (m *memInbox) PutInbox(ctx context.Context, e engine.InboxEntry) (engine.InboxResult, error) {
@@ -80,6 +81,12 @@ func (m *memInbox) PutInbox(ctx context.Context, e engine.InboxEntry) (engine.In
 		}
 		return res, nil
 	}
+	// As the store does: a new entry over its sender's quota is refused and kept nowhere.
+	day := e.From + "\x00" + e.ReceivedAt.UTC().Format(time.DateOnly)
+	if e.RefuseNew || (e.BytesPerDay > 0 && m.daily[day]+int64(len(e.Payload)) > e.BytesPerDay) {
+		return engine.InboxResult{OverQuota: true}, nil
+	}
+	m.daily[day] += int64(len(e.Payload))
 	if e.ID == "" {
 		// As the store does: the inbox assigns the id, in the order entries are kept.
 		id, err := uuid.NewV7()
@@ -150,6 +157,7 @@ func startNode(t testing.TB, edit func(*Config)) *node {
 		IdentityKey: newKey(t),
 		Listen:      []string{"/ip4/127.0.0.1/tcp/0"},
 		Inbox:       n.inbox,
+		AnyPeer:     true, // the tests of the allowed peers say otherwise
 		Clock:       fixedClock{testNow},
 		SendTimeout: 10 * time.Second,
 		OnPeerConnected: func(id string) {

@@ -32,7 +32,8 @@ type Provider struct {
 	life   context.Context
 	cancel context.CancelFunc
 
-	inbound chan struct{} // slots of concurrent inbound exchanges
+	inbound chan struct{}  // slots of concurrent inbound exchanges
+	buckets *senderBuckets // each sender's per-minute allowance
 
 	mu           sync.Mutex
 	closed       bool
@@ -76,6 +77,7 @@ func New(cfg Config) (*Provider, error) {
 		adapter:      a,
 		self:         h.ID(),
 		inbound:      make(chan struct{}, r.MaxInbound),
+		buckets:      newSenderBuckets(r.MessagesPerMinute),
 		reservations: map[libp2ppeer.ID]*reservation{},
 		conns:        map[libp2ppeer.ID]int{},
 	}
@@ -165,7 +167,7 @@ func (p *Provider) Start(ctx context.Context) error {
 			p.greet(ai.ID)
 		}()
 	}
-	p.cfg.Logger.Info("peer host started", "provider", p.cfg.ID, "peerId", p.self.String(),
+	p.cfg.Logger.Info("peer host started", "peerId", p.self.String(),
 		"listen", len(p.cfg.listen), "relays", len(p.cfg.relays), "relayService", p.cfg.RelayService)
 	return nil
 }
@@ -177,7 +179,7 @@ func (p *Provider) greet(id libp2ppeer.ID) {
 	defer cancel()
 	ctx = network.WithAllowLimitedConn(ctx, "switchboard greeting")
 	if err := p.host.Connect(ctx, libp2ppeer.AddrInfo{ID: id}); err != nil {
-		p.cfg.Logger.Debug("peer not reachable at start", "provider", p.cfg.ID, "error", err)
+		p.cfg.Logger.Debug("peer not reachable at start", "error", err)
 	}
 }
 

@@ -12,10 +12,11 @@ import (
 	"switchboard/engine"
 )
 
-// handleStream receives one envelope (SPEC section 7): it reads to end of stream under the
-// MaxEnvelopeBytes cap and ReceiveTimeout, decodes and checks the envelope, stores it with its
-// idempotency record through Inbox.PutInbox, answers the stored (or cached) response, or
-// RESPONSE_GONE for a duplicate whose response was not kept, and closes. Anything wrong —
+// handleStream receives one envelope: it reads to end of stream under the MaxEnvelopeBytes
+// cap and ReceiveTimeout, decodes and checks the envelope, stores it with its idempotency
+// record through Inbox.PutInbox, answers the stored (or cached) response, or RESPONSE_GONE for
+// a duplicate whose response was not kept, or a refusal (peer.not-allowed, peer.over-quota),
+// and closes. Anything wrong —
 // garbage, an oversize or stalled sender, a store failure — resets the stream, and nothing is
 // stored: the sender sees a broken stream and tries again.
 func (p *Provider) handleStream(s network.Stream) {
@@ -38,21 +39,33 @@ func (p *Provider) handleStream(s network.Stream) {
 	}
 	answer, err := p.receive(ctx, s)
 	if err != nil {
-		p.cfg.Logger.Debug("inbound envelope dropped", "provider", p.cfg.ID,
+		p.cfg.Logger.Debug("inbound envelope dropped",
 			"from", s.Conn().RemotePeer().String(), "error", err)
 		_ = s.Reset()
 		return
 	}
 	if _, err := s.Write(answer); err != nil {
-		p.cfg.Logger.Debug("inbound answer not written", "provider", p.cfg.ID, "error", err)
+		p.cfg.Logger.Debug("inbound answer not written", "error", err)
 		_ = s.Reset()
 		return
 	}
 	_ = s.Close()
 }
 
-// receive reads, checks and stores one envelope and returns the answer to write.
+// receive reads, checks and stores one envelope and returns the answer to write. A sender the
+// inbox does not take, or one over its quota, is answered with a refusal and nothing is stored;
+// a duplicate is answered as always and spends nothing of the quota.
 func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error) {
+	from := s.Conn().RemotePeer()
+	if !p.cfg.allows(from) {
+		// The envelope is read to its end, unkept, so that the sender reads a whole answer
+		// (a refusal is final for it) instead of a broken stream it would try again.
+		if n, err := io.Copy(io.Discard, io.LimitReader(s, MaxEnvelopeBytes+1)); err != nil || n > MaxEnvelopeBytes {
+			return nil, fmt.Errorf("read a refused envelope: %d bytes, %v", n, err)
+		}
+		p.cfg.OnRefused(CodeNotAllowed)
+		return refusal(CodeNotAllowed), nil
+	}
 	body, err := io.ReadAll(io.LimitReader(s, MaxEnvelopeBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("read envelope: %w", err)
@@ -64,14 +77,19 @@ func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
+	now := p.cfg.Clock.Now()
+	admitted, undo := p.buckets.take(from, now)
 	var ackErr error
 	res, err := p.cfg.Inbox.PutInbox(ctx, engine.InboxEntry{
-		From:       s.Conn().RemotePeer().String(),
+		From:       from.String(),
 		Protocol:   p.cfg.Protocol,
 		MessageID:  env.MessageID,
 		TsMs:       env.TsMs,
-		ReceivedAt: p.cfg.Clock.Now(),
+		ReceivedAt: now,
 		Payload:    env.Payload,
+		// Only a new envelope counts: the Inbox answers a duplicate whatever the quota says.
+		BytesPerDay: p.cfg.BytesPerDay,
+		RefuseNew:   !admitted,
 		// The store draws the inbox id in commit order and builds the answer from it.
 		Respond: func(inboxID string) []byte {
 			b, err := acknowledgement(inboxID)
@@ -84,11 +102,17 @@ func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error
 	if err == nil && ackErr != nil {
 		err = ackErr
 	}
+	if admitted && (err != nil || res.Duplicate || res.OverQuota) {
+		undo() // nothing new was stored
+	}
 	if err != nil {
-		p.cfg.Logger.Warn("inbox refused an envelope", "provider", p.cfg.ID, "error", err)
+		p.cfg.Logger.Warn("inbox refused an envelope", "error", err)
 		return nil, fmt.Errorf("store envelope: %w", err)
 	}
 	switch {
+	case res.OverQuota:
+		p.cfg.OnRefused(CodeOverQuota)
+		return refusal(CodeOverQuota), nil
 	case res.Response != nil:
 		return res.Response, nil
 	case res.Duplicate:

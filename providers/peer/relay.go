@@ -75,13 +75,13 @@ func (p *Provider) keepReservation(rsv *reservation) {
 		var wait time.Duration
 		if err != nil {
 			rsv.set(false, time.Time{})
-			p.cfg.Logger.Warn("relay reservation failed", "provider", p.cfg.ID, "relay", rsv.relay.ID.String(),
+			p.cfg.Logger.Warn("relay reservation failed", "relay", rsv.relay.ID.String(),
 				"retryIn", backoff.String(), "error", err)
 			wait, backoff = backoff, min(2*backoff, reserveRetryMax)
 		} else {
 			backoff = reserveRetryMin
 			rsv.set(true, got.Expiration)
-			p.cfg.Logger.Debug("relay reservation held", "provider", p.cfg.ID, "relay", rsv.relay.ID.String(),
+			p.cfg.Logger.Debug("relay reservation held", "relay", rsv.relay.ID.String(),
 				"expires", got.Expiration)
 			wait = renewIn(time.Until(got.Expiration))
 		}

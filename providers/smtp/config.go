@@ -81,7 +81,8 @@ type Config struct {
 	MessageIDDomain string
 	// Clock dates messages and ages idle connections; nil means the system clock.
 	Clock engine.Clock
-	// Logger receives connection-level logs; nil discards them.
+	// Logger receives connection-level logs, each with the attribute provider = ID (added
+	// here: the caller's logger must not carry it); nil discards them.
 	Logger *slog.Logger
 }
 
@@ -162,6 +163,7 @@ func (cfg Config) normalized() (*settings, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	cfg.Logger = cfg.Logger.With("provider", cfg.ID)
 	s := &settings{Config: cfg, addr: net.JoinHostPort(cfg.Host, strconv.Itoa(cfg.Port))}
 	if cfg.TLS != TLSNone {
 		tc, err := tlsConfig(cfg.Host, cfg.TrustedCAFile)

@@ -120,7 +120,7 @@ func (p *Provider) converse(ctx context.Context, env *envelope) error {
 		if !staleAtMail(err) || ctx.Err() != nil {
 			return err
 		}
-		p.s.Logger.Debug("a resting connection was dropped by the relay; opening a new one", "provider", p.s.ID, "error", err)
+		p.s.Logger.Debug("a resting connection was dropped by the relay; opening a new one", "error", err)
 	}
 	c, err := p.s.dial(ctx)
 	if err != nil {

@@ -35,6 +35,8 @@ func Exercise(t *testing.T, open func(t *testing.T, clock engine.Clock) engine.S
 		{"Operator", operatorTests()},
 		{"Inbox", inboxTests()},
 		{"Transitions", transitionTests()},
+		{"Operations", operationTests()},
+		{"InboxQuota", inboxQuotaTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

@@ -63,7 +63,7 @@ func testListFilters(t *testing.T, b *bundle) {
 		}
 	}
 	if p.Next != "" {
-		t.Fatalf("a NewestFirst listing has a cursor %q", p.Next)
+		t.Fatalf("a NewestFirst page that is not full has a cursor %q", p.Next)
 	}
 	if _, err := b.store.ListMessages(b.ctx, engine.MessageQuery{Status: "lost", Limit: 10}); err == nil {
 		t.Fatal("an unknown status was accepted")

@@ -19,6 +19,8 @@ func operatorTests() []namedTest {
 		{"OperatorBatchBounded", testOperatorBatchBounded},
 		{"ListFiltersAndOrder", testListFilters},
 		{"ListScanCursor", testListScanCursor},
+		{"ListNewestPaging", testListNewestPaging},
+		{"ListHeldNewest", testListHeldNewest},
 		{"RetentionPayloadBoundary", testRetentionPayloadBoundary},
 		{"RetentionRecords", testRetentionRecords},
 		{"RetentionBatchLimit", testRetentionBatchLimit},
