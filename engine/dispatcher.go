@@ -40,14 +40,13 @@ type DispatcherConfig struct {
 // Dispatcher claims due messages in bounded pages under leases, hands each to its provider's
 // lane of workers, and records every outcome fenced by the lease.
 type Dispatcher struct {
-	cfg   DispatcherConfig
-	log   *slog.Logger
-	wake  chan struct{}
-	freed chan struct{}
+	cfg DispatcherConfig
+	log *slog.Logger
+	// loop claims pages, holds the claims not yet finished, runs one lane of workers per
+	// provider and renews the held leases (claimloop.go).
+	loop *claimLoop[Claim]
 
 	mu     sync.Mutex
-	held   map[string]LeaseRef // claims not yet finished, by message id
-	lanes  map[string]*lane
 	figure PageFigures
 }
 
@@ -75,27 +74,30 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 	if cfg.LeaseFor <= 0 {
 		cfg.LeaseFor = time.Minute
 	}
-	return &Dispatcher{
-		cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1), freed: make(chan struct{}, 1),
-		held: map[string]LeaseRef{}, lanes: map[string]*lane{},
-	}
+	d := &Dispatcher{cfg: cfg, log: cfg.Logger}
+	d.loop = newClaimLoop(ClaimLoopConfig[Claim]{
+		Concurrency: cfg.Concurrency, Cap: d.claimCap, MaxHeld: d.heldCap(),
+		LeaseFor: cfg.LeaseFor, PollInterval: cfg.PollInterval, Clock: cfg.Clock,
+		Key:      func(c Claim) (string, string) { return c.Message.ID, c.Message.Provider },
+		Claim:    d.claimPage,
+		Work:     d.send,
+		Renew:    d.renew,
+		Maintain: d.maintain,
+		OnError:  func(err error) { d.log.Warn("claiming a page", "err", err) },
+	})
+	return d
 }
 
 // Wake asks the dispatcher to look for due work now (after an acceptance, or when a peer
 // connected) instead of at the next poll.
-func (d *Dispatcher) Wake() {
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
-}
+func (d *Dispatcher) Wake() { d.loop.wakeUp() }
 
 // Figures returns the dispatcher's page figures.
 func (d *Dispatcher) Figures() PageFigures {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	f := d.figure
-	f.ClaimedHeld = len(d.held)
+	f.ClaimedHeld = d.loop.heldCount()
 	if d.cfg.Admission != nil {
 		f.GivenWay = d.cfg.Admission.HeldBack()
 	}
@@ -111,55 +113,11 @@ func (d *Dispatcher) heldCap() int { return d.cfg.Concurrency * max(1, len(d.cfg
 // its send, and returns. Sends are not cancelled by ctx: a graceful stop never turns a send
 // into maybe-sent.
 func (d *Dispatcher) Run(ctx context.Context) error {
-	sendCtx, cancelSends := context.WithCancel(context.WithoutCancel(ctx))
-	defer cancelSends()
-	var renewWG sync.WaitGroup
-	renewCtx, stopRenew := context.WithCancel(context.WithoutCancel(ctx))
-	renewWG.Add(1)
-	go func() { defer renewWG.Done(); d.renewLoop(renewCtx) }()
 	if err := d.Recover(ctx); err != nil && ctx.Err() == nil {
 		d.log.Warn("recovering lapsed leases", "err", err)
 	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	lastMaintenance := time.Time{}
-	for {
-		select {
-		case <-ctx.Done():
-			d.stopLanes()
-			stopRenew()
-			renewWG.Wait()
-			return nil
-		case <-timer.C:
-		case <-d.wake:
-		case <-d.freed:
-			if c := d.claimCap(); d.freeSlots(c) < claimLowWater(c) {
-				// Claiming for one or two free workers costs a whole claim (three statements)
-				// for a message or two; wait until more sends have finished. The poll timer
-				// still runs.
-				continue
-			}
-		}
-		if now := d.cfg.Clock.Now(); now.Sub(lastMaintenance) >= d.cfg.PollInterval {
-			lastMaintenance = now
-			d.maintain(ctx)
-		}
-		full, err := d.claimOnce(ctx, sendCtx)
-		if err != nil && ctx.Err() == nil {
-			d.log.Warn("claiming a page", "err", err)
-		}
-		wait := d.cfg.PollInterval
-		if full {
-			wait = 0
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-		timer.Reset(wait)
-	}
+	d.loop.run(ctx)
+	return nil
 }
 
 // maintain expires due messages past their expiry, recovers lapsed leases and applies
@@ -198,38 +156,20 @@ func (d *Dispatcher) claimCap() int {
 	return min(max(d.cfg.Admission.ClaimCap(full), 1), full)
 }
 
-// freeSlots is how many more claims the dispatcher may hold now, under a cap of claimCap.
-func (d *Dispatcher) freeSlots(claimCap int) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return claimCap - len(d.held)
-}
-
-// claimLowWater is how many workers must be free before a finished send triggers a claim: an
-// eighth of the cap, so that under load claims come in pages, not one message at a time.
-func claimLowWater(claimCap int) int { return max(1, claimCap/8) }
-
-// claimOnce claims one page sized to the free capacity and hands its claims to the lanes. It
-// reports whether the page was full (more work is likely waiting).
-func (d *Dispatcher) claimOnce(ctx, sendCtx context.Context) (bool, error) {
-	free := d.freeSlots(d.claimCap())
-	if free <= 0 {
-		return false, nil
-	}
-	want := min(free, d.cfg.BatchSize)
+// claimPage claims one page of at most want messages (and the batch size) and records its
+// figures; it reports whether the page was full (more work is likely waiting).
+func (d *Dispatcher) claimPage(ctx context.Context, want int) ([]Claim, bool, error) {
+	want = min(want, d.cfg.BatchSize)
 	page, err := d.cfg.Store.ClaimPage(ctx, d.cfg.Clock.Now(), PageLimits{MaxEntries: want, MaxBytes: d.cfg.MaxPayloadBytes}, d.cfg.LeaseFor)
 	if err != nil {
-		return false, err
+		return nil, false, err
 	}
-	d.hold(page)
-	for i := range page.Claims {
-		d.laneFor(sendCtx, page.Claims[i].Message.Provider).push(page.Claims[i])
-	}
-	return len(page.Claims) == want || page.ByteBudgetCut, nil
+	d.pageFigures(page)
+	return page.Claims, len(page.Claims) == want || page.ByteBudgetCut, nil
 }
 
-// hold records a claimed page: its figures for GET /v1/slo, and its leases as held.
-func (d *Dispatcher) hold(page Page) {
+// pageFigures records a claimed page's figures for GET /v1/slo.
+func (d *Dispatcher) pageFigures(page Page) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.figure.LastPageEntries, d.figure.LastPageBytes = len(page.Claims), page.Bytes
@@ -237,52 +177,21 @@ func (d *Dispatcher) hold(page Page) {
 	if page.ByteBudgetCut {
 		d.figure.ByteBudgetDeferralsTotal++
 	}
-	for _, c := range page.Claims {
-		d.held[c.Message.ID] = c.Lease
-	}
 }
 
-// release forgets a finished claim and tells the claim loop there is room.
-func (d *Dispatcher) release(id string) {
-	d.mu.Lock()
-	delete(d.held, id)
-	d.mu.Unlock()
-	select {
-	case d.freed <- struct{}{}:
-	default:
+// renew extends the leases of the held claims, in one store call.
+func (d *Dispatcher) renew(ctx context.Context, held []Claim, until time.Time) {
+	leases := make([]LeaseRef, len(held))
+	for i := range held {
+		leases[i] = held[i].Lease
 	}
-}
-
-// renewLoop extends every held lease every third of the lease length, in one store call.
-func (d *Dispatcher) renewLoop(ctx context.Context) {
-	t := time.NewTicker(d.cfg.LeaseFor / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			d.RenewHeld(ctx)
-		}
-	}
-}
-
-// RenewHeld extends the leases of every held claim now.
-func (d *Dispatcher) RenewHeld(ctx context.Context) {
-	d.mu.Lock()
-	leases := make([]LeaseRef, 0, len(d.held))
-	for _, l := range d.held {
-		leases = append(leases, l)
-	}
-	d.mu.Unlock()
-	if len(leases) == 0 {
-		return
-	}
-	until := d.cfg.Clock.Now().Add(d.cfg.LeaseFor)
 	if err := d.cfg.Store.RenewLease(ctx, leases, until); err != nil && !errors.Is(err, ErrLeaseLost) {
 		d.log.Warn("renewing leases", "err", err)
 	}
 }
+
+// RenewHeld extends the leases of every held claim now.
+func (d *Dispatcher) RenewHeld(ctx context.Context) { d.loop.renewHeld(ctx) }
 
 // DispatchDue expires what is past its expiry, recovers lapsed leases, then claims and sends
 // every due message, page by page, in the caller's goroutine, until no due work is left. It
@@ -297,12 +206,14 @@ func (d *Dispatcher) DispatchDue(ctx context.Context) (int, error) {
 		if err != nil {
 			return sent, err
 		}
-		d.hold(page)
+		d.pageFigures(page)
+		d.loop.hold(page.Claims)
 		if len(page.Claims) == 0 {
 			return sent, nil
 		}
 		for _, c := range page.Claims {
 			d.send(ctx, c)
+			d.loop.release(c)
 			sent++
 		}
 	}

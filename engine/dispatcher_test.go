@@ -77,7 +77,7 @@ func (e *dispatchEnv) submit(profile, key string, mutate func(*engine.SubmitRequ
 		mutate(req)
 	}
 	res, err := e.submitter.Submit(context.Background(), engine.Caller{Issuer: "i", Subject: "s", Pseudonym: "caller:x",
-		Profile: "app", Role: "sender"}, key, []byte(`{"k":"`+key+`"}`), req)
+		Profile: "app", Role: "sender"}, key, requestBody(e.t, `{"k":"`+key+`"}`), req)
 	if err != nil {
 		e.t.Fatalf("submit: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestSubmitterCountsEverySubmissionItTakes(t *testing.T) {
 	e := newDispatchEnv(t, enginetest.NewScriptedProvider("http", transient()), nil)
 	e.submit("sms", "k1", nil)
 	e.submit("sms", "k1", nil) // a replay is a submission too: the caller waits on it all the same
-	if _, err := e.submitter.Submit(context.Background(), engine.Caller{Profile: "nobody"}, "k2", []byte(`{}`),
+	if _, err := e.submitter.Submit(context.Background(), engine.Caller{Profile: "nobody"}, "k2", requestBody(t, `{}`),
 		&engine.SubmitRequest{}); err == nil {
 		t.Fatal("a caller without an access profile must be refused")
 	}

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // Inbox is the peer provider's narrow way into durable state (DESIGN "The flows": the only place
@@ -19,12 +21,20 @@ type Inbox interface {
 	ListInbox(ctx context.Context, after string, limit int) ([]InboxEntry, string, error)
 }
 
-// InboxEntry is one received peer message.
+// InboxEntry is one received message: an envelope from a peer, or an inbound message a gateway
+// posted (a reply SMS, an inbound chat message).
 type InboxEntry struct {
-	ID         string // inbox id, also the cursor
-	From       string // sender peer id
-	Protocol   string
-	MessageID  string // the envelope's messageId
+	ID string // inbox id, also the cursor
+	// Channel is peer, sms, email or chat; empty means peer.
+	Channel Channel
+	// Provider is the id of the provider that received it.
+	Provider string
+	// From is the sender: its peer id, or its address as the gateway gives it.
+	From string
+	// To is the address it was sent to: this host's peer id, or the gateway's number or address.
+	To         string
+	Protocol   string // the envelope's protocol; empty for a gateway's entry
+	MessageID  string // the envelope's messageId, or the gateway's provider reference
 	TsMs       uint64
 	ReceivedAt time.Time
 	Payload    []byte
@@ -61,4 +71,48 @@ type InboxResult struct {
 // It returns how many messages it made due.
 type PeerDue interface {
 	MakeRecipientDue(ctx context.Context, peerID string, now time.Time) (int, error)
+}
+
+// InboundItem is one inbound message a gateway posted (a reply SMS, an inbound chat message), as
+// the adapter's callback function returned it.
+type InboundItem struct {
+	From, To          string // the addresses as the gateway gives them
+	Text              string
+	ProviderReference string // the gateway's id of the message: stored once per provider
+	// ReceivedAt is when the gateway says it received the message; zero when it did not say.
+	ReceivedAt time.Time
+}
+
+// Limits of an inbound item (docs/adapters.md).
+const (
+	MaxInboundAddress   = 256
+	MaxInboundText      = 64 << 10
+	MaxInboundReference = 256
+)
+
+// CheckInbound refuses an item the inbox cannot keep, with a reason that holds no value of it.
+func CheckInbound(it InboundItem) error {
+	switch {
+	case it.ProviderReference == "" || len(it.ProviderReference) > MaxInboundReference:
+		return fmt.Errorf("providerReference must be 1 to %d bytes", MaxInboundReference)
+	case it.From == "" || utf8.RuneCountInString(it.From) > MaxInboundAddress:
+		return fmt.Errorf("from must be 1 to %d characters", MaxInboundAddress)
+	case utf8.RuneCountInString(it.To) > MaxInboundAddress:
+		return fmt.Errorf("to must be at most %d characters", MaxInboundAddress)
+	case len(it.Text) > MaxInboundText:
+		return fmt.Errorf("text must be at most %d bytes", MaxInboundText)
+	case !utf8.ValidString(it.From) || !utf8.ValidString(it.To) || !utf8.ValidString(it.Text) || !utf8.ValidString(it.ProviderReference):
+		return fmt.Errorf("from, to, text and providerReference must be UTF-8")
+	}
+	return nil
+}
+
+// GatewayInbox is the inbox's gateway side: the callback route stores inbound items through it.
+// A Store implements it.
+type GatewayInbox interface {
+	// PutInbound stores items received by provider as inbox entries of channel, each once per
+	// (provider, ProviderReference), with its idempotency record, audit record and events, all
+	// in one transaction. A repeat stores nothing and answers Duplicate with the first entry's
+	// id. Results are in the order of items.
+	PutInbound(ctx context.Context, provider string, channel Channel, items []InboundItem) ([]InboxResult, error)
 }

@@ -4,69 +4,14 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"sync"
 	"time"
 
 	"switchboard/packages"
 )
 
-// lane is one provider's queue of claimed messages and its workers, so that a slow provider
-// only occupies its own workers and never starves the others.
-type lane struct {
-	d      *Dispatcher
-	queue  chan Claim
-	wg     sync.WaitGroup
-	closed bool
-}
-
-// laneFor returns the lane of a provider, starting its workers on first use.
-func (d *Dispatcher) laneFor(sendCtx context.Context, provider string) *lane {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	l, ok := d.lanes[provider]
-	if !ok {
-		l = &lane{d: d, queue: make(chan Claim, d.heldCap())}
-		d.lanes[provider] = l
-		for i := 0; i < d.cfg.Concurrency; i++ {
-			l.wg.Add(1)
-			go l.work(sendCtx)
-		}
-	}
-	return l
-}
-
-// push hands a claim to the lane. The queue holds heldCap entries, and no more than heldCap
-// claims are ever held, so push never blocks for long.
-func (l *lane) push(c Claim) { l.queue <- c }
-
-func (l *lane) work(ctx context.Context) {
-	defer l.wg.Done()
-	for c := range l.queue {
-		l.d.send(ctx, c)
-	}
-}
-
-// stopLanes closes every lane and waits until each claimed message has been sent and recorded.
-func (d *Dispatcher) stopLanes() {
-	d.mu.Lock()
-	lanes := make([]*lane, 0, len(d.lanes))
-	for _, l := range d.lanes {
-		if !l.closed {
-			l.closed = true
-			close(l.queue)
-		}
-		lanes = append(lanes, l)
-	}
-	d.mu.Unlock()
-	for _, l := range lanes {
-		l.wg.Wait()
-	}
-}
-
 // send makes one attempt and records its outcome under the claim's lease. Every outcome,
 // including the refusals made without a send, is decided by Decide or DecideExpired.
 func (d *Dispatcher) send(ctx context.Context, c Claim) {
-	defer d.release(c.Message.ID)
 	m := &c.Message
 	sp := d.cfg.Package.SenderProfile(m.SenderProfile)
 	start := time.Now()
@@ -169,10 +114,7 @@ func (d *Dispatcher) Recover(ctx context.Context) error {
 			return err
 		}
 		for _, l := range lapsed {
-			d.mu.Lock()
-			_, mine := d.held[l.Message.ID]
-			d.mu.Unlock()
-			if mine {
+			if d.loop.holds(l.Message.ID) {
 				continue
 			}
 			m := l.Message

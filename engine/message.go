@@ -5,11 +5,14 @@ import "time"
 // Channel is what a message is.
 type Channel string
 
-// The channels of SPEC section 1.
+// The channels a message may be (docs/api.md).
 const (
 	ChannelEmail Channel = "email"
 	ChannelSMS   Channel = "sms"
 	ChannelPeer  Channel = "peer"
+	// ChannelChat is a message to a chat gateway's own address (a Slack channel id, a Telegram
+	// chat id, a Teams conversation), carried by http providers only.
+	ChannelChat Channel = "chat"
 )
 
 // Dispatch is what Switchboard did with a message. Every transition between dispatch states
@@ -151,7 +154,7 @@ type Message struct {
 	SenderProfile    string
 	Provider         string // the provider of the current or last attempt
 	ProviderRef      string // the provider reference of the accepted attempt, for receipts
-	RecipientKind    string // "email", "phone" or "peer"
+	RecipientKind    string // "email", "phone", "peer" or "address" (chat)
 	TemplateID       string
 	TemplateVersion  string
 	Locale           string
@@ -174,6 +177,9 @@ type Message struct {
 	DispatchCode     string    // the code of the failure that made it failed, if any
 	IdempotencyKey   string    // provider idempotency key of this generation, when idempotentSubmit
 	LastOutcomeClass OutcomeClass
+	// Sequence counts the changes of the message's status, dispatch or report (acceptance is
+	// the first): the sequence of its message.status events.
+	Sequence int64
 }
 
 // Status derives the caller-visible status.

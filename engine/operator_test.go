@@ -79,7 +79,7 @@ func (e *opEnv) submit(profile string, n int) []string {
 		e.n++
 		key := fmt.Sprintf("key-%d", e.n)
 		res, err := e.sub.Submit(e.ctx, engine.Caller{Issuer: "i", Subject: "s", Pseudonym: "caller:x", Profile: "app", Role: "sender"},
-			key, []byte(`{"k":"`+key+`"}`), &engine.SubmitRequest{SenderProfile: profile,
+			key, requestBody(e.t, `{"k":"`+key+`"}`), &engine.SubmitRequest{SenderProfile: profile,
 				To: engine.Recipient{Phone: "+15550100123"}, Content: &engine.DirectContent{Text: "Hello."}})
 		if err != nil {
 			e.t.Fatalf("submit: %v", err)

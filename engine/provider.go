@@ -25,7 +25,7 @@ type Outbound struct {
 	Generation     int
 	Attempt        int
 	Channel        Channel
-	Recipient      string            // the address: email address, E.164 number or peer id
+	Recipient      string            // the address: email address, E.164 number, peer id or chat address
 	Parts          map[string]string // rendered parts by name: subject, text, html, body
 	ContentType    string            // peer body content type
 	SenderProfile  SenderProfileView
@@ -87,6 +87,25 @@ type ReceiptHandler interface {
 	// a nil error means the callback is to be ignored. A script failure returns an error wrapping
 	// ErrCallbackUnreadable.
 	ParseReceipts(ctx context.Context, r *http.Request, body []byte) ([]Receipt, error)
+}
+
+// Callback is what one verified callback carried: delivery reports, inbound messages, or both.
+type Callback struct {
+	Receipts []Receipt
+	Inbound  []InboundItem
+}
+
+// CallbackHandler is implemented by ReceiptHandlers whose callbacks may also carry inbound
+// messages (docs/adapters.md). The API calls ParseCallback instead of ParseReceipts.
+type CallbackHandler interface {
+	ReceiptHandler
+	// ParseCallback runs the adapter's callback function (or its receipt function, for receipts
+	// only) over a verified request. An empty Callback with a nil error means the request is
+	// to be ignored. A script failure or an invalid item returns an error wrapping
+	// ErrCallbackUnreadable.
+	ParseCallback(ctx context.Context, r *http.Request, body []byte) (Callback, error)
+	// InboundChannel is the channel of the inbound messages this provider receives.
+	InboundChannel() Channel
 }
 
 // Starter is implemented by providers that run listeners or background work while serve runs.

@@ -5,6 +5,8 @@ import (
 	"net/mail"
 	"regexp"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // e164 is a plus sign, a non-zero country digit and up to 14 more digits.
@@ -15,37 +17,55 @@ type Recipient struct {
 	Email string `json:"email,omitempty"`
 	Phone string `json:"phone,omitempty"`
 	Peer  string `json:"peer,omitempty"`
+	// Address is a chat gateway's own address of the recipient (a channel id, a chat id).
+	Address string `json:"address,omitempty"`
 }
 
-// Kind returns "email", "phone" or "peer", and the address. It fails unless exactly one is set.
+// Recipient kinds: the member of `to` that a channel needs, and what a message record keeps.
+const (
+	RecipientEmail   = "email"
+	RecipientPhone   = "phone"
+	RecipientPeer    = "peer"
+	RecipientAddress = "address"
+)
+
+// MaxChatAddressChars bounds a chat address, in characters.
+const MaxChatAddressChars = 256
+
+// Kind returns "email", "phone", "peer" or "address", and the address. It fails unless exactly
+// one is set.
 func (r Recipient) Kind() (kind, address string, err error) {
 	n := 0
-	for _, v := range []string{r.Email, r.Phone, r.Peer} {
+	for _, v := range []string{r.Email, r.Phone, r.Peer, r.Address} {
 		if v != "" {
 			n++
 		}
 	}
 	if n != 1 {
-		return "", "", fmt.Errorf("to must have exactly one of email, phone or peer")
+		return "", "", fmt.Errorf("to must have exactly one of email, phone, peer or address")
 	}
 	switch {
 	case r.Email != "":
-		return "email", r.Email, nil
+		return RecipientEmail, r.Email, nil
 	case r.Phone != "":
-		return "phone", r.Phone, nil
+		return RecipientPhone, r.Phone, nil
+	case r.Address != "":
+		return RecipientAddress, r.Address, nil
 	}
-	return "peer", r.Peer, nil
+	return RecipientPeer, r.Peer, nil
 }
 
 // RecipientKindFor is the recipient kind a channel needs.
 func RecipientKindFor(ch Channel) string {
 	switch ch {
 	case ChannelEmail:
-		return "email"
+		return RecipientEmail
 	case ChannelSMS:
-		return "phone"
+		return RecipientPhone
+	case ChannelChat:
+		return RecipientAddress
 	}
-	return "peer"
+	return RecipientPeer
 }
 
 // CheckAddress checks an address's form for its kind. The error never repeats the address.
@@ -70,8 +90,31 @@ func CheckAddress(kind, address string) error {
 			return fmt.Errorf("to.peer is not a libp2p peer id")
 		}
 		return nil
+	case RecipientAddress:
+		if !ValidChatAddress(address) {
+			return fmt.Errorf("to.address must be 1 to %d printable characters", MaxChatAddressChars)
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown recipient kind")
+}
+
+// ValidChatAddress reports whether s is a chat address: valid UTF-8, 1 to 256 characters, each
+// printable (letters, marks, numbers, punctuation, symbols and the ASCII space; no control,
+// format or other white-space characters). Gateways' own ids (C0123ABCD, -1001234567890,
+// 19:abc@thread.tacv2) all pass; what a gateway accepts beyond that is its to say.
+func ValidChatAddress(s string) bool {
+	if s == "" || len(s) > MaxChatAddressChars*utf8.UTFMax || !utf8.ValidString(s) {
+		return false
+	}
+	n := 0
+	for _, r := range s {
+		n++
+		if n > MaxChatAddressChars || !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // ValidPeerID reports whether s is a libp2p peer id in its base58btc form: a multihash that is

@@ -3,103 +3,77 @@ package engine
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	"switchboard/packages/jsonread"
 )
 
-// RequestHash is the SHA-256 of the body re-encoded canonically (sorted keys, no insignificant
-// whitespace, numbers as written), so formatting does not matter but every value does.
+// RequestHash is the SHA-256 of a request body written canonically (members sorted by name, no
+// insignificant white space, numbers as written), so formatting does not matter but every value
+// does. body is the body as the API read it (strictly: no repeated names, valid UTF-8).
 //
 // The canonical form is what encoding/json gives when it marshals the body decoded into an any
-// with UseNumber: members sorted by their decoded names, a repeated name keeping its last value,
-// strings escaped as json.Marshal escapes them (HTML characters, U+2028 and U+2029 included).
-// Stored idempotency records hold hashes of that form, so it must never change. For a body that
-// is one JSON value (every body a submission accepts) it is written straight from the bytes,
-// without building the decoded value; anything else takes the decoder's path, which hashes the
-// first value and refuses a body that does not start with one.
-func RequestHash(body []byte) ([]byte, error) {
-	x, ok := indexJSON(body)
-	if !ok {
-		return decodedRequestHash(body)
-	}
-	c := canonicalWriter{x: x, members: make([]member, 0, 16)}
-	sum := sha256.Sum256(c.write(make([]byte, 0, len(body)), 0))
-	return sum[:], nil
+// with UseNumber: members sorted by their decoded names, strings escaped as json.Marshal escapes
+// them (HTML characters, U+2028 and U+2029 included). Stored idempotency records hold hashes of
+// that form, so it must never change. It is written straight from the index, without building
+// the decoded value.
+func RequestHash(body *jsonread.Doc) []byte {
+	c := canonicalWriter{members: make([]member, 0, 16)}
+	sum := sha256.Sum256(c.write(make([]byte, 0, body.End()), body.Root()))
+	return sum[:]
 }
 
-// decodedRequestHash is RequestHash by decoding and marshalling, for bodies that are not exactly
-// one JSON value.
-func decodedRequestHash(body []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("decode for hash: %w", err)
-	}
-	canon, err := json.Marshal(v)
-	if err != nil {
-		return nil, fmt.Errorf("encode for hash: %w", err)
-	}
-	sum := sha256.Sum256(canon)
-	return sum[:], nil
-}
-
-// member is an object member being sorted: its decoded name and its value's node.
+// member is an object member being sorted: its decoded name and its value.
 type member struct {
 	name []byte
-	val  int
+	val  jsonread.Value
 }
 
 // canonicalWriter writes the canonical form of an indexed document, sorting members object by
 // object, so its cost is linear in the body (plus the sorts) however the body is nested.
 type canonicalWriter struct {
-	x       *jsonIndex
 	members []member // a stack: each object being written sorts its own run at the top
 }
 
-// write appends the canonical form of node i.
-func (c *canonicalWriter) write(out []byte, i int) []byte {
-	n := c.x.nodes[i]
-	switch n.kind {
-	case '"':
-		return appendCanonicalString(out, c.x.raw(i))
-	case '[':
+// write appends the canonical form of v.
+func (c *canonicalWriter) write(out []byte, v jsonread.Value) []byte {
+	switch v.Kind() {
+	case jsonread.String:
+		return appendCanonicalString(out, v)
+	case jsonread.Array:
 		out = append(out, '[')
-		for j := i + 1; j < i+n.span; j += c.x.nodes[j].span {
-			if j > i+1 {
+		first := true
+		v.Elements(func(e jsonread.Value) bool {
+			if !first {
 				out = append(out, ',')
 			}
-			out = c.write(out, j)
-		}
+			first = false
+			out = c.write(out, e)
+			return true
+		})
 		return append(out, ']')
-	case '{':
-		return c.writeObject(out, i)
+	case jsonread.Object:
+		return c.writeObject(out, v)
 	}
-	return append(out, c.x.raw(i)...)
+	return append(out, v.Raw()...)
 }
 
-// writeObject appends an object with its members sorted by name, a repeated name keeping only
-// its last value (as decoding into a map does).
-func (c *canonicalWriter) writeObject(out []byte, i int) []byte {
+// writeObject appends an object with its members sorted by name. Names are unique: the reader
+// refuses a body that repeats one.
+func (c *canonicalWriter) writeObject(out []byte, v jsonread.Value) []byte {
 	base := len(c.members)
-	c.x.members(i, func(name, val int) bool {
-		c.members = append(c.members, member{name: c.x.text(name), val: val})
+	v.Members(func(name, val jsonread.Value) bool {
+		c.members = append(c.members, member{name: name.Bytes(), val: val})
 		return true
 	})
 	top := len(c.members)
-	slices.SortStableFunc(c.members[base:top], func(a, b member) int { return bytes.Compare(a.name, b.name) })
+	slices.SortFunc(c.members[base:top], func(a, b member) int { return bytes.Compare(a.name, b.name) })
 	out = append(out, '{')
-	first := true
 	for m := base; m < top; m++ {
-		if m+1 < top && bytes.Equal(c.members[m].name, c.members[m+1].name) {
-			continue // a later value of the same name wins
-		}
-		if !first {
+		if m > base {
 			out = append(out, ',')
 		}
-		first = false
 		out = appendJSONString(out, c.members[m].name)
 		out = append(out, ':')
 		out = c.write(out, c.members[m].val)
@@ -108,12 +82,13 @@ func (c *canonicalWriter) writeObject(out []byte, i int) []byte {
 	return append(out, '}')
 }
 
-// appendCanonicalString appends a string token as json.Marshal writes its decoded text. A
-// token of printable ASCII without escapes or HTML characters is already in that form.
-func appendCanonicalString(out, raw []byte) []byte {
+// appendCanonicalString appends a string as json.Marshal writes its decoded text. A token of
+// printable ASCII without escapes or HTML characters is already in that form.
+func appendCanonicalString(out []byte, v jsonread.Value) []byte {
+	raw := v.Raw()
 	for _, b := range raw[1 : len(raw)-1] {
 		if !htmlSafe(b) {
-			return appendJSONString(out, decodedText(raw))
+			return appendJSONString(out, v.Bytes())
 		}
 	}
 	return append(out, raw...)

@@ -29,13 +29,19 @@ const (
 	// EraseProviderReceipts: delivery reports kept because their reference was not known yet,
 	// recordDays after they arrived.
 	EraseProviderReceipts EraseKind = "provider-receipts"
+	// EraseWebhookEvents: outbox rows already delivered or failed, eventDays after they became
+	// so (docs/webhooks.md). Pending rows are never erased.
+	EraseWebhookEvents EraseKind = "webhook-events"
 )
+
+// DefaultEventDays is how long delivered and failed events are kept when the policy says 0.
+const DefaultEventDays = 7
 
 // EraseKinds lists every kind in the order a sweep runs them: payloads and recipients first,
 // receipts after their window, records later.
 func EraseKinds() []EraseKind {
 	return []EraseKind{ErasePayloads, EraseInboxPayloads, EraseSubmissionReceipts,
-		EraseRecords, EraseInboxRecords, EraseProviderReceipts}
+		EraseRecords, EraseInboxRecords, EraseProviderReceipts, EraseWebhookEvents}
 }
 
 // MaxEraseBatch bounds what one EraseBatch call (one transaction) erases.
@@ -63,11 +69,14 @@ type RetentionPolicy struct {
 	PayloadDays           int
 	RecordDays            int
 	SubmissionReceiptDays int
+	// EventDays is how long delivered and failed webhook events are kept; 0 means
+	// DefaultEventDays.
+	EventDays int
 }
 
 // Validate refuses non-positive periods and records kept shorter than payloads.
 func (p RetentionPolicy) Validate() error {
-	if p.PayloadDays < 1 || p.RecordDays < 1 || p.SubmissionReceiptDays < 1 {
+	if p.PayloadDays < 1 || p.RecordDays < 1 || p.SubmissionReceiptDays < 1 || p.EventDays < 0 {
 		return errors.New("engine: retention periods must be at least one day")
 	}
 	if p.RecordDays < p.PayloadDays {
@@ -84,6 +93,11 @@ func (p RetentionPolicy) Cutoff(kind EraseKind, before time.Time) time.Time {
 		days = p.PayloadDays
 	case EraseSubmissionReceipts:
 		days = p.SubmissionReceiptDays
+	case EraseWebhookEvents:
+		days = p.EventDays
+		if days == 0 {
+			days = DefaultEventDays
+		}
 	}
 	return before.Add(-time.Duration(days) * 24 * time.Hour)
 }

@@ -3,20 +3,23 @@ package engine
 import (
 	"encoding/json"
 	"time"
+
+	"switchboard/packages/jsonread"
 )
 
-// SubmitRequest is the body of POST /v1/messages (SPEC section 5). Unknown members are refused
-// by the decoder before it gets here.
+// SubmitRequest is the body of POST /v1/messages, as engine/api decodes it (docs/api.md):
+// members named exactly, none unknown, none repeated.
 type SubmitRequest struct {
-	SenderProfile string          `json:"senderProfile"`
-	To            Recipient       `json:"to"`
-	Template      *TemplateRef    `json:"template,omitempty"`
-	Locale        string          `json:"locale,omitempty"`
-	Data          json.RawMessage `json:"data,omitempty"`
-	Content       *DirectContent  `json:"content,omitempty"`
-	NotBefore     *time.Time      `json:"notBefore,omitempty"`
-	ExpiresAt     *time.Time      `json:"expiresAt,omitempty"`
-	CorrelationID string          `json:"correlationId,omitempty"`
+	SenderProfile string
+	To            Recipient
+	Template      *TemplateRef
+	Locale        string
+	// Data is the template data as the body holds it (absent: no data member).
+	Data          jsonread.Value
+	Content       *DirectContent
+	NotBefore     *time.Time
+	ExpiresAt     *time.Time
+	CorrelationID string
 }
 
 // TemplateRef names a template version.

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"switchboard/packages"
+	"switchboard/packages/jsonread"
 )
 
 // SubmitterConfig wires a Submitter.
@@ -37,20 +38,18 @@ type Submitter struct {
 // NewSubmitter returns a Submitter.
 func NewSubmitter(cfg SubmitterConfig) *Submitter { return &Submitter{cfg: cfg} }
 
-// Submit accepts one message for caller under idempotency key. body is the raw request body,
-// used for the request hash; req is its decoded form. It returns the 202 body to send (the
-// first answer again for a replay) or a *Problem.
-func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body []byte, req *SubmitRequest) (AcceptResult, error) {
+// Submit accepts one message for caller under idempotency key. body is the request body as the
+// API read it, hashed for the idempotency record; req is its decoded form, whose Data is a value
+// of body: the body is read once. It returns the 202 body to send (the first answer again for a
+// replay) or a *Problem.
+func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body *jsonread.Doc, req *SubmitRequest) (AcceptResult, error) {
 	s.cfg.Intake.take()
 	pkg := s.cfg.Package
 	access := pkg.AccessProfile(caller.Profile)
 	if access == nil || access.Role != "sender" {
 		return AcceptResult{}, NewProblem(CodeOperationNotAuthz, "the caller's access profile may not submit messages")
 	}
-	hash, err := RequestHash(body)
-	if err != nil {
-		return AcceptResult{}, NewProblem(CodeRequestInvalid, "the request body is not valid JSON")
-	}
+	hash := RequestHash(body)
 	sp := pkg.SenderProfile(req.SenderProfile)
 	if req.SenderProfile == "" {
 		return AcceptResult{}, NewProblem(CodeUnprocessable, "senderProfile is required")
@@ -67,7 +66,13 @@ func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body 
 		return AcceptResult{}, NewProblem(CodeContentInvalid, fmt.Sprintf("a %s message needs to.%s", channel, RecipientKindFor(channel)))
 	}
 	if err := CheckAddress(kind, address); err != nil {
-		return AcceptResult{}, NewProblem(CodeUnprocessable, err.Error())
+		// A chat address is checked for its form only (the gateway owns what it means), so a
+		// bad one is a malformed request rather than an unprocessable recipient.
+		code := CodeUnprocessable
+		if kind == RecipientAddress {
+			code = CodeRequestInvalid
+		}
+		return AcceptResult{}, NewProblem(code, err.Error())
 	}
 	parts, contentType, err := s.render(access, sp, req)
 	if err != nil {
@@ -164,7 +169,7 @@ func (s *Submitter) render(access *packages.AccessProfile, sp *packages.SenderPr
 	case req.Template != nil:
 		return s.renderTemplate(access, sp, req)
 	case req.Content != nil:
-		if len(req.Data) > 0 || req.Locale != "" {
+		if req.Data.Exists() || req.Locale != "" {
 			return nil, "", NewProblem(CodeUnprocessable, "locale and data belong to a template submission")
 		}
 		return directContent(access, sp, req.Content)
@@ -187,13 +192,9 @@ func (s *Submitter) renderTemplate(access *packages.AccessProfile, sp *packages.
 	if req.Locale == "" {
 		return nil, "", NewProblem(CodeUnprocessable, "locale is required with a template")
 	}
-	raw := req.Data
-	if len(raw) == 0 {
-		raw = []byte("{}")
-	}
-	data, err := packages.DecodeData(raw)
+	data, err := packages.DataOf(req.Data)
 	if err != nil {
-		return nil, "", NewProblem(CodeRequestInvalid, "data is not valid JSON")
+		return nil, "", ProblemFrom(err, CodeTemplateDataInvalid)
 	}
 	if err := tmpl.ValidateData(data); err != nil {
 		return nil, "", ProblemFrom(err, CodeTemplateDataInvalid)
@@ -234,26 +235,40 @@ func directContent(access *packages.AccessProfile, sp *packages.SenderProfile, c
 		}
 		return map[string]string{"subject": subject, "text": text}, "", nil
 	case ChannelSMS:
-		if c.Subject != "" {
-			return nil, "", NewProblem(CodeContentInvalid, "an sms has no subject")
-		}
-		text, err := packages.CleanPart("text", c.Text)
+		text, err := onePart(c, "text", "an sms has no subject")
 		if err != nil {
-			return nil, "", ProblemFrom(err, CodeContentTooLarge)
+			return nil, "", err
 		}
 		if err := packages.CheckSegments(packages.CountSMS(text), sp.MaximumSegments); err != nil {
 			return nil, "", ProblemFrom(err, CodeTooManySegments)
 		}
 		return map[string]string{"text": text}, "", nil
+	case ChannelChat:
+		// Direct chat content is {text}: the optional JSON body part (blocks, cards) comes from
+		// a template only, where it is validated as JSON at render.
+		text, err := onePart(c, "text", "a chat message has no subject")
+		if err != nil {
+			return nil, "", err
+		}
+		return map[string]string{"text": text}, "", nil
 	}
-	if c.Subject != "" {
-		return nil, "", NewProblem(CodeContentInvalid, "a peer message has no subject")
-	}
-	body, err := packages.CleanPart("body", c.Text)
+	body, err := onePart(c, "body", "a peer message has no subject")
 	if err != nil {
-		return nil, "", ProblemFrom(err, CodeContentTooLarge)
+		return nil, "", err
 	}
 	return map[string]string{"body": body}, "text/plain; charset=utf-8", nil
+}
+
+// onePart is direct content of a channel without subject: content.text, cleaned as part.
+func onePart(c *DirectContent, part, noSubject string) (string, error) {
+	if c.Subject != "" {
+		return "", NewProblem(CodeContentInvalid, noSubject)
+	}
+	text, err := packages.CleanPart(part, c.Text)
+	if err != nil {
+		return "", ProblemFrom(err, CodeContentTooLarge)
+	}
+	return text, nil
 }
 
 // ProblemFrom turns a packages error carrying a Code() into a Problem; its message is written

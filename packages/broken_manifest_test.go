@@ -126,6 +126,20 @@ func brokenManifests() []brokenCase {
 			code: CodePackageInvalid, path: manifestPath, lineText: "allowDirectContent: true", member: "accessProfiles[2].allowDirectContent",
 		},
 		{
+			name: "receiver reading an unknown provider",
+			brk: func(t *testing.T, dir string) {
+				replaceIn(t, dir, manifestPath, "    clients: [inbox-reader]\n", "    clients: [inbox-reader]\n    inboxProviders: [fax-gateway]\n")
+			},
+			code: CodePackageInvalid, path: manifestPath, lineText: "inboxProviders: [fax-gateway]", member: "accessProfiles[2].inboxProviders",
+		},
+		{
+			name: "sender with inboxProviders",
+			brk: func(t *testing.T, dir string) {
+				replaceIn(t, dir, manifestPath, "    clients: [case-system]\n", "    clients: [case-system]\n    inboxProviders: [sms-gateway]\n")
+			},
+			code: CodePackageInvalid, path: manifestPath, lineText: "inboxProviders: [sms-gateway]", member: "accessProfiles[0].inboxProviders",
+		},
+		{
 			name: "burst of zero",
 			brk: func(t *testing.T, dir string) {
 				replaceIn(t, dir, manifestPath, "burst: 20000", "burst: 0")

@@ -27,6 +27,11 @@ func checkReferences(mf *manifest) {
 				d.m.errf("templates", "unknown template %q", id)
 			}
 		}
+		for _, id := range a.InboxProviders {
+			if !mf.ids["providers"][id] {
+				d.m.errf("inboxProviders", "unknown provider %q", id)
+			}
+		}
 		for _, c := range a.Clients {
 			if other, taken := owner[c]; taken {
 				d.m.errf("clients", "client %q already belongs to access profile %q; a client belongs to one profile", c, other)
@@ -43,7 +48,7 @@ func checkSenderProfile(mf *manifest, providers map[string]*Provider, d decl[*Se
 		p, ok := providers[id]
 		switch {
 		case ok && !p.CanCarry(sp.Channel):
-			d.m.errf(key, "provider %q (%s) cannot carry %s messages", id, p.Kind, sp.Channel)
+			d.m.errf(key, "provider %q (%s) cannot carry %s messages%s", id, p.Kind, sp.Channel, carriedBy(sp.Channel))
 			return nil
 		case !ok && !mf.ids["providers"][id]:
 			d.m.errf(key, "unknown provider %q", id)
@@ -63,4 +68,19 @@ func checkSenderProfile(mf *manifest, providers map[string]*Provider, d decl[*Se
 				"idempotentSubmit, or the profile must set acceptDuplicates: true", p.ID)
 		}
 	}
+}
+
+// carriedBy names the provider kinds that can carry a channel, for a refusal.
+func carriedBy(channel string) string {
+	switch channel {
+	case channelChat:
+		return ": chat is carried by http providers only"
+	case channelEmail:
+		return ": email is carried by smtp and http providers"
+	case channelPeer:
+		return ": peer messages are carried by peer and http providers"
+	case channelSMS:
+		return ": sms is carried by http providers"
+	}
+	return ""
 }

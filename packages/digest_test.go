@@ -18,6 +18,8 @@ func quickstartLayout() []string {
 		"switchboard.yaml",
 		"providers/sms-gateway/provider.yaml",
 		"providers/sms-gateway/adapter.js",
+		"providers/chat-gateway/provider.yaml",
+		"providers/chat-gateway/adapter.js",
 		"templates/appointment-reminder/1/template.yaml",
 		"templates/appointment-reminder/1/schema.json",
 		"templates/appointment-reminder/1/sample.json",
@@ -35,6 +37,11 @@ func quickstartLayout() []string {
 		"templates/case-update/1/schema.json",
 		"templates/case-update/1/sample.json",
 		"templates/case-update/1/en/body.tmpl",
+		"templates/case-chat/1/template.yaml",
+		"templates/case-chat/1/schema.json",
+		"templates/case-chat/1/sample.json",
+		"templates/case-chat/1/en/text.tmpl",
+		"templates/case-chat/1/en/body.tmpl",
 	}
 }
 

@@ -5,8 +5,13 @@
 //
 // Load collects every problem of a package into a *LoadError of Diagnostics (code, path, line,
 // member, message); a loaded Package is immutable and safe for concurrent use. On the submission
-// path the engine calls DecodeData, Template.ValidateData, Template.Render and CheckSegments; their
-// errors carry a Code() and a caller-safe message that never echoes submitted values.
+// path the engine calls DataOf, Template.ValidateData, Template.Render and CheckSegments; their
+// errors carry a Code() and a caller-safe message that never echoes submitted values (a data
+// member name only when it is a plain identifier, docs/api.md).
+//
+// Two leaf packages live under it for every package to use: jsonread, the one JSON reader, and
+// yamlwalk, the one closed-YAML walker with the Diagnostic and LoadError types of package and
+// runtime file problems alike.
 //
 // Template rules beyond SPEC 3.2, decided here:
 //   - A part file's one final line break is not part of the text.

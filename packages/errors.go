@@ -2,8 +2,8 @@ package packages
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
+
+	"switchboard/packages/yamlwalk"
 )
 
 // Stable codes carried by the errors of this package. Load diagnostics use the package.*,
@@ -38,63 +38,15 @@ const (
 // root with forward slashes ("." for the root itself); Line is 1-based and set only where the
 // file format has lines; Member names the offending YAML member (for example
 // "senderProfiles[0].retry.maximumAttempts") when there is one. Message never holds secrets;
-// it may quote package content, never submitted data.
-type Diagnostic struct {
-	Code    string `json:"code"`
-	Path    string `json:"path"`
-	Line    int    `json:"line,omitempty"`
-	Member  string `json:"member,omitempty"`
-	Message string `json:"message"`
-}
-
-// String formats the diagnostic as the command line prints it:
-// "error[CODE] PATH[:LINE]: [MEMBER: ]MESSAGE".
-func (d Diagnostic) String() string {
-	var b strings.Builder
-	b.WriteString("error[")
-	b.WriteString(d.Code)
-	b.WriteString("] ")
-	b.WriteString(d.Path)
-	if d.Line > 0 {
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(d.Line))
-	}
-	b.WriteString(": ")
-	if d.Member != "" {
-		b.WriteString(d.Member)
-		b.WriteString(": ")
-	}
-	b.WriteString(d.Message)
-	return b.String()
-}
+// it may quote package content, never submitted data. It is the walker's diagnostic, which
+// runtime file problems are too.
+type Diagnostic = yamlwalk.Diagnostic
 
 // LoadError is what Load returns when a package is refused. It holds every problem found,
 // not only the first, in the order they were found (manifest, templates, providers, then
-// cross-references).
-type LoadError struct {
-	Diagnostics []Diagnostic
-}
-
-// Error joins the diagnostics, one per line.
-func (e *LoadError) Error() string {
-	lines := make([]string, len(e.Diagnostics))
-	for i, d := range e.Diagnostics {
-		lines[i] = d.String()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// Code classifies the whole failure: package.unreadable when any diagnostic is an I/O
-// failure (the command line exits 3), otherwise package.invalid (exit 1). Each Diagnostic
-// carries its own precise code.
-func (e *LoadError) Code() string {
-	for _, d := range e.Diagnostics {
-		if d.Code == CodePackageUnreadable {
-			return CodePackageUnreadable
-		}
-	}
-	return CodePackageInvalid
-}
+// cross-references). Each Diagnostic carries its precise code; Environmental reports a
+// package that could not be read (package.unreadable only: the command line exits 3).
+type LoadError = yamlwalk.LoadError
 
 // DataError reports template data that does not validate against the template's schema.
 // Message names the failing JSON pointer paths and schema keywords but never echoes a value,
@@ -160,15 +112,11 @@ func (e *InitError) Unwrap() error { return e.Err }
 
 // diagnostics collects problems while loading.
 type diagnostics struct {
-	list []Diagnostic
+	yamlwalk.Diagnostics
 }
 
 func (d *diagnostics) add(code, path string, line int, member, format string, args ...any) {
-	msg := format
-	if len(args) > 0 {
-		msg = fmt.Sprintf(format, args...)
-	}
-	d.list = append(d.list, Diagnostic{Code: code, Path: path, Line: line, Member: member, Message: msg})
+	d.Add(code, path, line, member, format, args...)
 }
 
-func (d *diagnostics) empty() bool { return len(d.list) == 0 }
+func (d *diagnostics) empty() bool { return d.Empty() }

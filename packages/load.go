@@ -14,13 +14,13 @@ type loader struct {
 // refused anywhere in the folder (the path naming the folder may go through links).
 //
 // On success the returned Package is complete and immutable, with its Digest set. Otherwise
-// the error is a *LoadError holding every problem found, not only the first; its Code is
-// package.unreadable when a file could not be read (I/O) and package.invalid otherwise.
+// the error is a *LoadError holding every problem found, not only the first: package.unreadable
+// for a file that could not be read (I/O), package.invalid and the finer codes otherwise.
 func Load(dir string) (*Package, error) {
 	diags := &diagnostics{}
 	fs := openLayout(dir, diags)
 	if fs == nil {
-		return nil, &LoadError{Diagnostics: diags.list}
+		return nil, &LoadError{Diagnostics: diags.List}
 	}
 	l := &loader{fs: fs, diags: diags}
 	var mf *manifest
@@ -31,7 +31,7 @@ func Load(dir string) (*Package, error) {
 		}
 	}
 	if mf == nil {
-		return nil, &LoadError{Diagnostics: diags.list}
+		return nil, &LoadError{Diagnostics: diags.List}
 	}
 
 	pkg := &Package{Root: fs.root}
@@ -54,7 +54,7 @@ func Load(dir string) (*Package, error) {
 		pkg.AccessProfiles = append(pkg.AccessProfiles, d.v)
 	}
 	if !diags.empty() {
-		return nil, &LoadError{Diagnostics: diags.list}
+		return nil, &LoadError{Diagnostics: diags.List}
 	}
 	pkg.Digest = fs.digest()
 	pkg.index()

@@ -101,8 +101,8 @@ func TestLoadCollectsEveryError(t *testing.T) {
 	if len(le.Diagnostics) < 5 {
 		t.Errorf("%d diagnostics, want at least 5", len(le.Diagnostics))
 	}
-	if le.Code() != CodePackageInvalid {
-		t.Errorf("Code() = %s", le.Code())
+	if le.Environmental() {
+		t.Errorf("a refused package reads as an environment problem")
 	}
 	if got := strings.Count(le.Error(), "\n") + 1; got != len(le.Diagnostics) {
 		t.Errorf("Error() has %d lines for %d diagnostics", got, len(le.Diagnostics))
@@ -112,8 +112,8 @@ func TestLoadCollectsEveryError(t *testing.T) {
 func TestLoadMissingFolderIsUnreadable(t *testing.T) {
 	t.Parallel()
 	le := loadError(t, filepath.Join(t.TempDir(), "nowhere"))
-	if le.Code() != CodePackageUnreadable || le.Diagnostics[0].Path != "." {
-		t.Fatalf("got %s: %v", le.Code(), le)
+	if !le.Environmental() || le.Diagnostics[0].Code != CodePackageUnreadable || le.Diagnostics[0].Path != "." {
+		t.Fatalf("got %v", le)
 	}
 }
 
@@ -122,5 +122,20 @@ func TestDiagnosticString(t *testing.T) {
 	d := Diagnostic{Code: CodePackageInvalid, Path: "switchboard.yaml", Line: 12, Member: "kind", Message: `must be "Package"`}
 	if got, want := d.String(), `error[package.invalid] switchboard.yaml:12: kind: must be "Package"`; got != want {
 		t.Fatalf("String() = %q, want %q", got, want)
+	}
+}
+
+// TestInboxProviders: a receiver's inboxProviders are kept as listed; without the member a
+// receiver reads every provider (nil).
+func TestInboxProviders(t *testing.T) {
+	t.Parallel()
+	dir := copyQuickstart(t)
+	replaceIn(t, dir, manifestPath, "    clients: [inbox-reader]\n", "    clients: [inbox-reader]\n    inboxProviders: [sms-gateway]\n")
+	pkg := mustLoad(t, dir)
+	if got := pkg.AccessProfile("inbox-readers").InboxProviders; len(got) != 1 || got[0] != "sms-gateway" {
+		t.Fatalf("inboxProviders = %v", got)
+	}
+	if got := mustLoad(t, quickstartDir).AccessProfile("inbox-readers").InboxProviders; got != nil {
+		t.Fatalf("inboxProviders without the member = %v, want nil (every provider)", got)
 	}
 }

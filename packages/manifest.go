@@ -3,6 +3,7 @@ package packages
 import (
 	"net/mail"
 	"regexp"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -28,7 +29,7 @@ const (
 	roleSender, roleOperator    = "sender", "operator"
 	roleReceiver                = "receiver"
 	channelEmail, channelSMS    = "email", "sms"
-	channelPeer                 = "peer"
+	channelPeer, channelChat    = "peer", "chat"
 	kindHTTP, kindSMTP, kindP2P = "http", "smtp", "peer"
 )
 
@@ -104,7 +105,7 @@ func parseManifest(y *ydoc, root *yaml.Node) *manifest {
 		}
 	}
 	mf.entries(top, "accessProfiles", []string{"id", "role", "clients", "requiredScopes", "senderProfiles",
-		"templates", "allowDirectContent", "requestsPerMinute", "burst", "dailyLimit"}, func(m *ymap) {
+		"templates", "allowDirectContent", "requestsPerMinute", "burst", "dailyLimit", "inboxProviders"}, func(m *ymap) {
 		if p := parseAccessProfile(m); p != nil {
 			mf.accessProfiles = append(mf.accessProfiles, decl[*AccessProfile]{p, m})
 		}
@@ -257,6 +258,12 @@ func validSender(channel, s string) (string, bool) {
 			return "", true
 		}
 		return "must be an E.164 number such as +15550100 or an alphanumeric id of 1-11 letters, digits and spaces", false
+	case channelChat:
+		for _, r := range s {
+			if !unicode.IsPrint(r) {
+				return "must be printable text such as a bot's name (no control characters or line breaks)", false
+			}
+		}
 	}
 	return "", true
 }

@@ -29,7 +29,7 @@ type Provider struct {
 }
 
 // CanCarry reports whether the provider kind can carry a channel (smtp: email; peer: peer;
-// http: any).
+// http: any, and only http carries chat).
 func (p *Provider) CanCarry(channel string) bool {
 	switch p.Kind {
 	case "smtp":
@@ -60,7 +60,7 @@ func (a *Adapter) TakesCallbacks() bool { return a != nil && a.Receipts == "call
 // SenderProfile is a package's sender profile with defaults applied.
 type SenderProfile struct {
 	ID                   string
-	Channel              string // email | sms | peer
+	Channel              string // email | sms | peer | chat
 	Provider             string
 	FallbackProviders    []string
 	Sender               string
@@ -90,6 +90,9 @@ type AccessProfile struct {
 	RequestsPerMinute  int
 	Burst              int
 	DailyLimit         int // 0 means none
+	// InboxProviders, for a receiver, are the providers whose inbox entries it may read; nil
+	// means every provider (the member left out).
+	InboxProviders []string
 }
 
 // TemplateKey names one template version.

@@ -8,7 +8,7 @@ func parseSenderProfile(m *ymap) *SenderProfile {
 	var good bool
 	p.ID, good = identifier(m, "id")
 	ok = ok && good
-	p.Channel, good = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer)
+	p.Channel, good = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer, channelChat)
 	ok = ok && good
 	p.Provider, good = identifier(m, "provider")
 	ok = ok && good
@@ -38,6 +38,21 @@ func parseSenderProfile(m *ymap) *SenderProfile {
 			break
 		}
 		if msg, valid := validSender(p.Channel, s); !valid {
+			m.errf("sender", "%s", msg)
+			ok = false
+		}
+		p.Sender = s
+	case p.Channel == channelChat && m.has("sender"):
+		// Optional for chat: most gateways post as the credential's bot; some take a name.
+		s, good := m.str("sender")
+		if !good {
+			ok = false
+			break
+		}
+		if msg, valid := validSender(p.Channel, s); !valid || s == "" {
+			if msg == "" {
+				msg = "must not be empty (leave it out instead)"
+			}
 			m.errf("sender", "%s", msg)
 			ok = false
 		}
@@ -136,6 +151,16 @@ func parseAccessProfile(m *ymap) *AccessProfile {
 	}
 	p.SenderProfiles = m.strList("senderProfiles")
 	p.Templates = m.strList("templates")
+	if m.has("inboxProviders") {
+		p.InboxProviders = m.strList("inboxProviders")
+		if p.InboxProviders == nil {
+			p.InboxProviders = []string{}
+		}
+		if p.Role != roleReceiver {
+			m.errf("inboxProviders", "only the receiver role reads the inbox by provider")
+			ok = false
+		}
+	}
 	p.AllowDirectContent, good = m.boolean("allowDirectContent")
 	ok = ok && (good || !m.has("allowDirectContent"))
 

@@ -66,7 +66,7 @@ func (l *loader) providerYAML(p *Provider, dir string) *Adapter {
 	if !ok {
 		return nil
 	}
-	mark := len(l.diags.list)
+	mark := len(l.diags.List)
 	y := &ydoc{path: rel, code: CodeProviderInvalid, diags: l.diags}
 	root := y.parse(data)
 	if root == nil {
@@ -126,7 +126,7 @@ func (l *loader) providerYAML(p *Provider, dir string) *Adapter {
 			}
 		}
 	}
-	if len(l.diags.list) != mark {
+	if len(l.diags.List) != mark {
 		return nil
 	}
 	src, ok := l.script(a.ScriptPath)

@@ -18,6 +18,9 @@ const (
 	limitText    = 64 << 10
 	limitHTML    = 256 << 10
 	limitBody    = 4 << 20
+	// limitChatBody bounds a chat message's JSON body (blocks, cards), which gateways cap far
+	// below a peer body.
+	limitChatBody = 256 << 10
 )
 
 // executor is a parsed part: a text/template or an html/template.
@@ -70,6 +73,12 @@ func (t *Template) Render(locale string, data any) (*Rendered, error) {
 		if t.jsonBody && !json.Valid([]byte(out.Parts["body"])) {
 			return nil, &RenderError{code: CodeRenderRefused, Part: "body", Locale: locale,
 				Message: "body part (locale " + locale + "): the rendered body is not valid JSON (" + t.ContentType + ")"}
+		}
+	case channelChat:
+		// The body is sent as it is (Slack blocks, a Teams card): it must be one JSON document.
+		if body, ok := out.Parts["body"]; ok && !json.Valid([]byte(body)) {
+			return nil, &RenderError{code: CodeRenderRefused, Part: "body", Locale: locale,
+				Message: "body part (locale " + locale + "): the rendered chat body is not a JSON document"}
 		}
 	}
 	return out, nil
@@ -148,8 +157,8 @@ var (
 
 // newPart parses one part file. html parts use html/template; the others text/template. Both
 // refuse missing keys; the tree is rewritten by prepareTree.
-func newPart(name, rel, locale, src string) (*compiledPart, error) {
-	p := &compiledPart{name: name, limit: partLimit(name)}
+func newPart(name string, limit int, rel, locale, src string) (*compiledPart, error) {
+	p := &compiledPart{name: name, limit: limit}
 	p.hint = min(p.limit, len(src)+len(src)/2+64)
 	funcs := funcMap(locale)
 	if name == "html" {
@@ -180,7 +189,11 @@ func newPart(name, rel, locale, src string) (*compiledPart, error) {
 	return p, nil
 }
 
-func partLimit(name string) int {
+// partLimit is the size limit of a part of a channel's template.
+func partLimit(channel, name string) int {
+	if channel == channelChat && name == "body" {
+		return limitChatBody
+	}
 	switch name {
 	case "subject":
 		return limitSubject

@@ -2,7 +2,6 @@ package packages
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -96,53 +95,6 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// maxNumberChars bounds a JSON number literal in template data: exact decimal arithmetic (in
-// schema checks such as maximum, and in the number function) is quadratic in the digits, and no
-// message needs more than 64 characters for a number.
-const maxNumberChars = 64
-
-// DecodeData decodes template data from JSON, keeping numbers as json.Number so that no
-// precision is lost before validation and rendering. Invalid JSON, or a number literal longer
-// than 64 characters, gives a *DataError.
-func DecodeData(raw []byte) (any, error) {
-	// json.Valid accepts exactly what jsonschema.UnmarshalJSON decodes: one value with space
-	// around it; decodeValidJSON then gives the same value for less.
-	if !json.Valid(raw) {
-		return nil, &DataError{Message: "data is not valid JSON"}
-	}
-	v := decodeValidJSON(raw)
-	if ptr, long := longNumber(v, ""); long {
-		return nil, &DataError{Paths: []string{ptr}, Message: "data has a number longer than 64 characters at " + ptr}
-	}
-	return v, nil
-}
-
-// longNumber finds a number literal over maxNumberChars and returns its JSON pointer.
-func longNumber(v any, ptr string) (string, bool) {
-	switch x := v.(type) {
-	case json.Number:
-		if len(x) > maxNumberChars {
-			if ptr == "" {
-				return "(root)", true
-			}
-			return ptr, true
-		}
-	case map[string]any:
-		for k, e := range x {
-			if p, long := longNumber(e, ptr+"/"+escapePointer(k)); long {
-				return p, true
-			}
-		}
-	case []any:
-		for i, e := range x {
-			if p, long := longNumber(e, ptr+"/"+strconv.Itoa(i)); long {
-				return p, true
-			}
-		}
-	}
-	return "", false
-}
-
 // ValidateData checks data (as decoded by DecodeData) against the template's schema. It
 // returns nil or a *DataError whose message lists the failing JSON pointers and keywords
 // without echoing any value. It is safe for concurrent use.
@@ -161,8 +113,8 @@ func (t *Template) ValidateData(data any) error {
 	var problems []string
 	var paths []string
 	seen := map[string]bool{}
-	collectProblems(ve, func(ptr, keyword string) {
-		p := ptr + " (" + keyword + ")"
+	collectProblems(ve, data, func(ptr, shown, keyword string) {
+		p := shown + " (" + keyword + ")"
 		if seen[p] || len(problems) >= maxDataProblems {
 			return
 		}
@@ -181,31 +133,32 @@ func (t *Template) ValidateData(data any) error {
 	return &DataError{Paths: paths, Message: "data does not match the template schema at " + strings.Join(problems, ", ")}
 }
 
-// collectProblems reports each leaf failure of a validation error as a JSON pointer and the
-// schema keyword that failed. Keyword payloads that come from the data (values) are never
-// used; property names of required and additionalProperties become part of the pointer.
-func collectProblems(ve *jsonschema.ValidationError, report func(ptr, keyword string)) {
+// collectProblems reports each leaf failure of a validation error as a JSON pointer (exact, and
+// as a caller may see it: shownPointer) and the schema keyword that failed. The library's
+// messages, which may quote values, are never used; the property names of required and
+// dependentRequired come from the schema, those of additionalProperties from the data.
+func collectProblems(ve *jsonschema.ValidationError, data any, report func(ptr, shown, keyword string)) {
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
-			collectProblems(c, report)
+			collectProblems(c, data, report)
 		}
 		return
 	}
-	ptr := pointer(ve.InstanceLocation)
+	ptr, shown := pointer(ve.InstanceLocation), shownPointer(data, ve.InstanceLocation)
 	switch k := ve.ErrorKind.(type) {
 	case *kind.Required:
 		for _, name := range k.Missing {
-			report(ptr+"/"+escapePointer(name), "required")
+			report(ptr+"/"+escapePointer(name), shown+"/"+escapePointer(name), "required")
 		}
 		return
 	case *kind.AdditionalProperties:
 		for _, name := range k.Properties {
-			report(ptr+"/"+escapePointer(name), "additionalProperties")
+			report(ptr+"/"+escapePointer(name), shown+"/"+shownName(name), "additionalProperties")
 		}
 		return
 	case *kind.DependentRequired:
 		for _, name := range k.Missing {
-			report(ptr+"/"+escapePointer(name), "dependentRequired")
+			report(ptr+"/"+escapePointer(name), shown+"/"+escapePointer(name), "dependentRequired")
 		}
 		return
 	}
@@ -215,7 +168,7 @@ func collectProblems(ve *jsonschema.ValidationError, report func(ptr, keyword st
 			keyword = kp[len(kp)-1]
 		}
 	}
-	report(ptr, keyword)
+	report(ptr, shown, keyword)
 }
 
 func pointer(tokens []string) string {
@@ -223,6 +176,30 @@ func pointer(tokens []string) string {
 	for _, t := range tokens {
 		b.WriteByte('/')
 		b.WriteString(escapePointer(t))
+	}
+	return b.String()
+}
+
+// shownPointer is the pointer of tokens into data as a caller may see it: array indexes as they
+// are, member names through shownName.
+func shownPointer(data any, tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		switch c := data.(type) {
+		case []any:
+			b.WriteString(t)
+			data = nil
+			if i, err := strconv.Atoi(t); err == nil && i >= 0 && i < len(c) {
+				data = c[i]
+			}
+		case map[string]any:
+			b.WriteString(shownName(t))
+			data = c[t]
+		default:
+			b.WriteString(hiddenName)
+			data = nil
+		}
 	}
 	return b.String()
 }

@@ -13,20 +13,23 @@ func TestValidateData(t *testing.T) {
 	if err := email.ValidateData(email.Sample); err != nil {
 		t.Fatalf("sample: %v", err)
 	}
-	err := email.ValidateData(mustDecode(t, `{"patientName": "", "clinicName": "C", "date": "SECRET-DAY", "time": "09:30", "amountDue": -5, "extra~/key": 1}`))
+	err := email.ValidateData(mustDecode(t, `{"patientName": "", "clinicName": "C", "date": "SECRET-DAY", "time": "09:30", "amountDue": -5, "extra~/key": 1, "plainExtra": 2}`))
 	var de *DataError
 	if !errors.As(err, &de) || de.Code() != CodeDataInvalid {
 		t.Fatalf("error %T %v", err, err)
 	}
-	for _, want := range []string{"/patientName (minLength)", "/date (format)", "/amountDue (minimum)", "/extra~0~1key (additionalProperties)"} {
+	// A submitted member name is repeated only when it is a plain identifier; the exact pointer
+	// stays in Paths.
+	for _, want := range []string{"/patientName (minLength)", "/date (format)", "/amountDue (minimum)",
+		"/* (additionalProperties)", "/plainExtra (additionalProperties)"} {
 		if !strings.Contains(de.Message, want) {
 			t.Errorf("message %q lacks %q", de.Message, want)
 		}
 	}
-	if strings.Contains(de.Error(), "SECRET") || strings.Contains(de.Error(), "-5") {
+	if strings.Contains(de.Error(), "SECRET") || strings.Contains(de.Error(), "-5") || strings.Contains(de.Error(), "extra~") {
 		t.Errorf("message echoes a value: %s", de.Error())
 	}
-	if !contains(de.Paths, "/date") || !contains(de.Paths, "/amountDue") {
+	if !contains(de.Paths, "/date") || !contains(de.Paths, "/amountDue") || !contains(de.Paths, "/extra~0~1key") {
 		t.Errorf("paths %v", de.Paths)
 	}
 	err = email.ValidateData(mustDecode(t, `{"clinicName": "C", "date": "2026-10-01"}`))

@@ -37,7 +37,7 @@ func (l *loader) loadTemplate(d decl[TemplateKey]) *Template {
 		l.diags.add(CodePackageInvalid, dir, 0, "", "must be a folder")
 		return nil
 	}
-	mark := len(l.diags.list)
+	mark := len(l.diags.List)
 	t := &Template{ID: key.ID, Version: key.Version, locales: map[string][]*compiledPart{}}
 	if !l.templateYAML(t, dir+"/template.yaml") {
 		return nil
@@ -57,11 +57,11 @@ func (l *loader) loadTemplate(d decl[TemplateKey]) *Template {
 	for _, loc := range t.Locales {
 		l.loadLocale(t, dir, loc)
 	}
-	if len(l.diags.list) != mark || t.schema == nil {
+	if len(l.diags.List) != mark || t.schema == nil {
 		return nil
 	}
 	l.loadSample(t, dir)
-	if len(l.diags.list) != mark {
+	if len(l.diags.List) != mark {
 		return nil
 	}
 	return t
@@ -75,7 +75,7 @@ func (l *loader) templateYAML(t *Template, rel string) bool {
 	if !ok {
 		return false
 	}
-	mark := len(l.diags.list)
+	mark := len(l.diags.List)
 	y := &ydoc{path: rel, code: CodeTemplateInvalid, diags: l.diags}
 	root := y.parse(data)
 	if root == nil {
@@ -85,7 +85,7 @@ func (l *loader) templateYAML(t *Template, rel string) bool {
 	if m == nil {
 		return false
 	}
-	t.Channel, _ = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer)
+	t.Channel, _ = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer, channelChat)
 	if m.required("locales") {
 		locs := m.strList("locales")
 		if len(locs) == 0 || len(locs) > maxLocales {
@@ -118,7 +118,7 @@ func (l *loader) templateYAML(t *Template, rel string) bool {
 	case m.has("contentType") && t.Channel != "":
 		m.errf("contentType", "only peer templates have a contentType")
 	}
-	return len(l.diags.list) == mark
+	return len(l.diags.List) == mark
 }
 
 // checkParts returns why a channel's part list is wrong, or "".
@@ -140,6 +140,15 @@ func checkParts(channel string, parts []string) string {
 	case channelPeer:
 		if len(parts) != 1 || parts[0] != "body" {
 			return "peer templates have exactly one part: body"
+		}
+	case channelChat:
+		for _, p := range parts {
+			if p != "text" && p != "body" {
+				return "chat templates have the part text and optionally body (a JSON document); " + strconv.Quote(p) + " is not one"
+			}
+		}
+		if !contains(parts, "text") {
+			return "chat templates need the part text"
 		}
 	}
 	return ""
@@ -181,7 +190,7 @@ func (l *loader) loadLocale(t *Template, dir, loc string) {
 		// One final line break ends the file; it is not part of the text (an SMS or a subject
 		// must not gain a newline because editors end files with one).
 		src := strings.TrimSuffix(strings.TrimSuffix(string(data), "\n"), "\r")
-		p, err := newPart(part, rel, loc, src)
+		p, err := newPart(part, partLimit(t.Channel, part), rel, loc, src)
 		if err != nil {
 			line, msg := parseFailure(err)
 			l.diags.add(CodeTemplateInvalid, rel, line, "", "%s", msg)
@@ -218,7 +227,7 @@ func (l *loader) loadSample(t *Template, dir string) {
 	}
 	sample, err := DecodeData(data)
 	if err != nil {
-		l.diags.add(CodeDataInvalid, rel, 0, "", "sample.json is not valid JSON")
+		l.diags.add(CodeDataInvalid, rel, 0, "", "sample.json: %s", err.Error())
 		return
 	}
 	if err := t.ValidateData(sample); err != nil {

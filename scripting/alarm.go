@@ -29,16 +29,30 @@ type alarm struct {
 	vm       *goja.Runtime
 	timer    *time.Timer
 	deadline atomic.Int64 // of the current arming, read by the timer's goroutine
+	due      time.Time    // when the current arming's deadline passes (overdue)
 	rang     atomic.Pointer[interruption]
-	stopCtx  func() bool
-	armed    bool
+	// signal receives a value when the alarm rings: the caller waiting for the call's
+	// goroutine (supervise) selects on it.
+	signal  chan struct{}
+	stopCtx func() bool
+	armed   bool
+}
+
+// newAlarm is the alarm of a sandbox running on vm.
+func newAlarm(vm *goja.Runtime) alarm {
+	return alarm{vm: vm, signal: make(chan struct{}, 1)}
 }
 
 // ring records why the sandbox is interrupted, for the Go loops that check (rung), then
-// interrupts the runtime, which stops JavaScript code at its next instruction.
+// interrupts the runtime, which stops JavaScript code at its next instruction, and tells
+// the waiting caller. Only the first ring of an arming is recorded.
 func (a *alarm) ring(i interruption) {
-	a.rang.Store(&i)
-	a.vm.Interrupt(i)
+	a.rang.CompareAndSwap(nil, &i)
+	a.vm.Interrupt(*a.rang.Load())
+	select {
+	case a.signal <- struct{}{}:
+	default:
+	}
 }
 
 // rung reports the interruption of the current arming, or nil while none has happened. A
@@ -48,10 +62,25 @@ func (a *alarm) rung() *interruption {
 	return a.rang.Load()
 }
 
+// ringIfOverdue rings the alarm when the deadline of the current arming has passed, even if
+// the timer has not fired yet (its goroutine may lag on a loaded machine). A guard that has
+// just left a long Go call uses it, so that what that call answered after the deadline never
+// reaches the script.
+func (a *alarm) ringIfOverdue() {
+	if a.armed && a.rang.Load() == nil && !time.Now().Before(a.due) {
+		a.ring(interruption{deadline: time.Duration(a.deadline.Load())})
+	}
+}
+
 // arm starts the deadline timer and, when ctx can end, a context watcher.
 func (a *alarm) arm(ctx context.Context, d time.Duration) {
 	a.deadline.Store(int64(d))
+	a.due = time.Now().Add(d)
 	a.rang.Store(nil)
+	select {
+	case <-a.signal: // a ring of an earlier arming nobody waited for
+	default:
+	}
 	if a.timer == nil {
 		a.timer = time.AfterFunc(d, func() {
 			a.ring(interruption{deadline: time.Duration(a.deadline.Load())})
@@ -66,10 +95,10 @@ func (a *alarm) arm(ctx context.Context, d time.Duration) {
 	a.armed = true
 }
 
-// disarm stops both watchers and reports whether either one has fired (or is firing), in
-// which case the runtime may hold a pending interrupt and must not be reused. When neither
-// fired, no Interrupt can happen any more and ClearInterrupt is safe. Disarming twice is
-// harmless.
+// disarm stops both watchers and reports whether either one has fired (or is firing), or
+// the sandbox rang the alarm itself, in which case the runtime may hold a pending interrupt
+// and must not be reused. When none of them did, no Interrupt can happen any more and
+// ClearInterrupt is safe. Disarming twice is harmless.
 func (a *alarm) disarm() (fired bool) {
 	if !a.armed {
 		return false
@@ -79,5 +108,5 @@ func (a *alarm) disarm() (fired bool) {
 	if a.stopCtx != nil && !a.stopCtx() {
 		fired = true
 	}
-	return fired
+	return fired || a.rang.Load() != nil
 }

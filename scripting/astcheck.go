@@ -8,54 +8,57 @@ import (
 	"github.com/dop251/goja/file"
 )
 
-// findBigIntLiteral returns the position of the first BigInt literal (123n) in a parsed
-// program. BigInt arithmetic runs in Go without any bound (1n << 10n**10n asks for a GiB in
-// one step), so the sandbox refuses BigInt altogether: the global BigInt is deleted, and a
-// BigInt literal, the only other way to make one, is refused here. goja's AST has no visitor,
-// so this walks the tree by reflection; it runs once per Compile.
-func findBigIntLiteral(prg *ast.Program) (file.Idx, bool) {
-	bigIntType := reflect.TypeFor[*big.Int]()
-	literalType := reflect.TypeFor[ast.NumberLiteral]()
-	type node struct {
+// inspectAST calls visit with every node of a parsed program (every pointer the tree holds),
+// parents before children, until visit returns false. goja's AST has no visitor, so this
+// walks the tree by reflection; it runs a few times per Compile.
+func inspectAST(prg *ast.Program, visit func(node any) bool) {
+	type key struct {
 		t reflect.Type
 		p uintptr
 	}
-	seen := make(map[node]bool)
-	var walk func(v reflect.Value) (file.Idx, bool)
-	walk = func(v reflect.Value) (file.Idx, bool) {
+	seen := make(map[key]bool)
+	var walk func(v reflect.Value) bool
+	walk = func(v reflect.Value) bool {
 		switch v.Kind() {
 		case reflect.Pointer:
-			key := node{v.Type(), v.Pointer()}
-			if v.IsNil() || seen[key] {
-				return 0, false
+			k := key{v.Type(), v.Pointer()}
+			if v.IsNil() || seen[k] {
+				return true
 			}
-			seen[key] = true
-			return walk(v.Elem())
+			seen[k] = true
+			return visit(v.Interface()) && walk(v.Elem())
 		case reflect.Interface:
-			if v.IsNil() {
-				return 0, false
-			}
-			return walk(v.Elem())
+			return v.IsNil() || walk(v.Elem())
 		case reflect.Struct:
-			if v.Type() == literalType {
-				if val := v.FieldByName("Value"); val.Elem().IsValid() && val.Elem().Type() == bigIntType {
-					return file.Idx(v.FieldByName("Idx").Int()), true
-				}
-				return 0, false
-			}
 			for i := 0; i < v.NumField(); i++ {
-				if idx, ok := walk(v.Field(i)); ok {
-					return idx, true
+				if !walk(v.Field(i)) {
+					return false
 				}
 			}
 		case reflect.Slice, reflect.Array:
 			for i := 0; i < v.Len(); i++ {
-				if idx, ok := walk(v.Index(i)); ok {
-					return idx, true
+				if !walk(v.Index(i)) {
+					return false
 				}
 			}
 		}
-		return 0, false
+		return true
 	}
-	return walk(reflect.ValueOf(prg))
+	walk(reflect.ValueOf(prg))
+}
+
+// findBigIntLiteral returns the position of the first BigInt literal (123n) in a parsed
+// program. BigInt arithmetic runs in Go without any bound (1n << 10n**10n asks for a GiB in
+// one step), so the sandbox refuses BigInt altogether: the global BigInt is deleted, and a
+// BigInt literal, the only other way to make one, is refused here.
+func findBigIntLiteral(prg *ast.Program) (idx file.Idx, found bool) {
+	inspectAST(prg, func(node any) bool {
+		if n, ok := node.(*ast.NumberLiteral); ok {
+			if _, ok := n.Value.(*big.Int); ok {
+				idx, found = n.Idx, true
+			}
+		}
+		return !found
+	})
+	return idx, found
 }

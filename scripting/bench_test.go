@@ -94,9 +94,14 @@ func BenchmarkNewRuntime(b *testing.B) {
 	b.ReportAllocs()
 	cpu := processCPU()
 	for b.Loop() {
-		if _, err := newSandbox(context.Background(), p); err != nil {
+		sb, err := newSandbox(p)
+		if err != nil {
 			b.Fatal(err)
 		}
+		if _, err := p.load(sb); err != nil {
+			b.Fatal(err)
+		}
+		sb.stop()
 	}
 	reportCPU(b, cpu)
 }

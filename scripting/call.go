@@ -20,9 +20,14 @@ import (
 // a pointer) goes through encoding/json first. The keys of a map (and the members of an Object)
 // arrive in sorted order; nesting deeper than 128 levels is refused with ErrInput. The script
 // receives fresh plain objects built for this call: what it does to them reaches neither the
-// caller nor the next call. The call runs in a runtime taken from the pool, under
-// Limits.Deadlines[entry] and until ctx ends, whichever comes first; both interrupt the script
-// with ClassDeadline. A result whose JSON exceeds Limits.OutputBytes[entry] is refused with
+// caller nor the next call. The call runs in a runtime taken from the pool, on the runtime's
+// own goroutine, and nothing an earlier call did to the script's own state is visible to it:
+// either it first runs the script's top-level code again, in a fresh scope, or that code ran
+// once in the runtime and all it built is frozen (scope.go). The call runs under
+// Limits.Deadlines[entry] and until ctx ends, whichever comes first; both interrupt the
+// script with ClassDeadline, and Call returns by then (plus abandonGrace) even when a
+// built-in is still busy in Go, whose runtime it then abandons (runner.go). A result whose
+// JSON exceeds Limits.OutputBytes[entry] is refused with
 // ClassOutputTooLarge, one that cannot be serialized with ClassOutputInvalid, and anything the
 // script throws with ClassFailed. Script failures are *Error values, whose message has the
 // input's strings redacted; ErrNoEntry, ErrClosed and ErrInput are not script failures.
@@ -30,8 +35,8 @@ import (
 // Call is safe for concurrent use. A runtime goes back to the pool after a call that
 // succeeded or that failed only because the script threw; it is dropped after an
 // interrupt, an exhausted call stack, a sandbox cap or host-helper error, an assignment to a
-// frozen built-in or a result that could not be serialized; and it is retired after
-// Limits.RuntimeUses calls.
+// frozen built-in or a result that could not be serialized; it is abandoned when it outlives
+// the deadline; and it is retired after Limits.RuntimeUses calls.
 func (p *Program) Call(ctx context.Context, entry string, args ...any) (json.RawMessage, error) {
 	start := p.clock()
 	sb, out, keep, ran, err := p.call(ctx, entry, args)
@@ -130,18 +135,37 @@ func (p *Program) call(ctx context.Context, entry string, args []any) (sb *sandb
 		return nil, nil, false, false, fmt.Errorf("scripting %s: %w", p.name, ErrClosed)
 	}
 	if sb == nil {
-		if sb, err = newSandbox(ctx, p); err != nil {
+		if sb, err = p.newRuntime(entry); err != nil {
+			return nil, nil, false, err != nil && ClassOf(err) != "", err
+		}
+	}
+	sb.job = job{ctx: ctx, entry: entry, info: info, args: args}
+	if p.supervise(sb, runCall) {
+		// The runtime now belongs to its goroutine, which drops it when it stops.
+		return nil, nil, false, true, newError(entry, ClassDeadline, abandonedMessage(sb))
+	}
+	j := &sb.job
+	return sb, j.out, j.keep, j.ran, j.err
+}
+
+// newRuntime builds a runtime for a call of entry; in a reusable scope it also runs the
+// top-level code (which can only fail as it did not at Compile: out of time).
+func (p *Program) newRuntime(entry string) (*sandbox, error) {
+	sb, err := newSandbox(p)
+	if err != nil {
+		return nil, err
+	}
+	p.stats.created.Add(1)
+	if p.reuse {
+		if _, err := p.load(sb); err != nil {
 			var scriptErr *Error
 			if errors.As(err, &scriptErr) {
 				scriptErr.Entry, scriptErr.Message = entry, truncate("top-level code: "+scriptErr.Message, maxMessageBytes)
-				return nil, nil, false, true, scriptErr
 			}
-			return nil, nil, false, false, err
+			return nil, err
 		}
-		p.stats.created.Add(1)
 	}
-	out, keep, ran, err = p.run(ctx, sb, entry, info, args)
-	return sb, out, keep, ran, err
+	return sb, nil
 }
 
 // run converts the arguments, calls the entry point under the alarm and serializes the
@@ -171,7 +195,7 @@ func (p *Program) run(ctx context.Context, sb *sandbox, entry string, info entry
 	sb.args = jsArgs
 
 	sb.alarm.arm(ctx, info.deadline)
-	res, callErr := sb.entries[entry](goja.Undefined(), jsArgs...)
+	res, callErr, topLevel := sb.enter(info, jsArgs)
 	serializing := callErr == nil
 	if serializing {
 		sb.result[0] = res // passed in a slice the sandbox keeps: no allocation
@@ -181,6 +205,9 @@ func (p *Program) run(ctx context.Context, sb *sandbox, entry string, info entry
 	var scriptErr *Error
 	if callErr != nil {
 		scriptErr = sb.classify(entry, callErr, serializing) // may run script code: still armed
+		if topLevel {
+			scriptErr.Message = truncate("top-level code: "+scriptErr.Message, maxMessageBytes)
+		}
 	}
 	if !sb.alarm.disarm() { // else the runtime may hold an interrupt: drop it
 		sb.vm.ClearInterrupt()
@@ -207,7 +234,7 @@ func (p *Program) release(sb *sandbox, keep bool) {
 	if sb == nil {
 		return
 	}
-	sb.ctx = nil
+	sb.ctx, sb.job = nil, job{}
 	switch {
 	case !keep:
 		p.stats.dropped.Add(1)
@@ -215,10 +242,36 @@ func (p *Program) release(sb *sandbox, keep bool) {
 		p.stats.retired.Add(1)
 	default:
 		sb.uses++
-		if !p.pool.put(sb) {
-			p.stats.dropped.Add(1)
+		if p.pool.put(sb) {
+			return
 		}
+		p.stats.dropped.Add(1)
 	}
+	sb.stop()
+}
+
+// enter calls the entry point with args: in a reusable scope the one its runtime resolved,
+// else the one the scope function answers after running the script's top-level code in a
+// fresh scope. topLevel reports a failure of the top-level code (or an entry point that is
+// not a function this time).
+func (sb *sandbox) enter(info entryInfo, args []goja.Value) (res goja.Value, err error, topLevel bool) {
+	if sb.entries != nil {
+		res, err = sb.entries[info.index](goja.Undefined(), args...)
+		return res, err, false
+	}
+	sb.quiet = true
+	entries, err := sb.scope(sb.global)
+	sb.quiet = false
+	if err != nil {
+		return nil, err, true
+	}
+	v := entries.(*goja.Object).Get(info.key)
+	fn, ok := goja.AssertFunction(v)
+	if !ok {
+		return nil, &notFunctionError{entry: sb.entry, kind: v.String()}, true
+	}
+	res, err = fn(goja.Undefined(), args...)
+	return res, err, false
 }
 
 // classify turns an error from goja into a script failure.

@@ -17,7 +17,7 @@ func TestCompileRefusals(t *testing.T) {
 		optional []string
 		want     string
 	}{
-		{"syntax error", "function prepare( { return 1 }", []string{"prepare"}, nil, "syntax error: SyntaxError: test.js: Line 1:28"},
+		{"syntax error", "function prepare( { return 1 }", []string{"prepare"}, nil, "test.js:1:28: syntax error: Unexpected number"},
 		{"module syntax", "export function prepare() {}", []string{"prepare"}, nil, "syntax error"},
 		{"source over 64 KiB", "function prepare() {}\n//" + strings.Repeat("x", 64<<10), []string{"prepare"}, nil, "over the limit of 65536"},
 		{"missing required entry point", "function interpret() {}", []string{"prepare", "receipt"}, []string{"interpret"}, "not defined as functions: prepare, receipt"},
@@ -29,7 +29,9 @@ func TestCompileRefusals(t *testing.T) {
 		{"BigInt literal", "function prepare() {\n  return 1n << 40n\n}", []string{"prepare"}, nil, "test.js:2:10: BigInt literals are not allowed"},
 		{"entry point not an identifier", "function prepare() {}", []string{"pre-pare"}, nil, `"pre-pare" is not a JavaScript identifier`},
 		{"entry point declared twice", "function prepare() {}", []string{"prepare"}, []string{"prepare"}, `"prepare" is declared twice`},
-		{"script redefines a read-only global", "var JSON = {}\nfunction prepare() {}", []string{"prepare"}, nil, "top-level code: failed: TypeError"},
+		{"script assigns a read-only global", "JSON = {}\nfunction prepare() {}", []string{"prepare"}, nil, "top-level code: failed: TypeError"},
+		{"script adds a global", "globalThis.cache = {}\nfunction prepare() {}", []string{"prepare"}, nil, "top-level code: failed: TypeError"},
+		{"script assigns an undeclared name", "cache = {}\nfunction prepare() {}", []string{"prepare"}, nil, "top-level code: failed: ReferenceError"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

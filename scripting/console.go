@@ -16,7 +16,9 @@ import (
 // conversion when JSON has nothing to say) and is cut at consoleLineBytes. Lines are rate
 // limited per Program to consoleLinesPerSecond with bursts of consoleBurst; dropped lines
 // are counted (Stats.ConsoleDropped) and the next line written carries the number dropped
-// before it in the attribute "dropped". A console call never throws.
+// before it in the attribute "dropped". A console call never throws. Top-level code writes
+// only while Compile loads the script: when a call runs it again in a fresh scope (scope.go),
+// its console calls write nothing, so that a line logged at load is logged once.
 
 const (
 	consoleLineBytes      = 1024
@@ -82,6 +84,9 @@ func (l *lineLimiter) allow() (ok bool, droppedBefore uint64) {
 // consoleMethod builds console.log, warn or error.
 func (sb *sandbox) consoleMethod(level consoleLevel) func(goja.FunctionCall, *goja.Runtime) goja.Value {
 	return func(call goja.FunctionCall, vm *goja.Runtime) goja.Value {
+		if sb.quiet {
+			return goja.Undefined()
+		}
 		p := sb.p
 		ok, dropped := p.console.allow()
 		if !ok {

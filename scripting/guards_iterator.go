@@ -19,20 +19,16 @@ const iteratorPrototypesSource = `(() => {
 // maxTrackedIterators bounds the step counters one call keeps.
 const maxTrackedIterators = 1024
 
-// alarmCheckSteps is how often (in steps of one iterator) a capped iterator looks whether
-// the call's deadline has passed: a step of a regexp match iterator costs about 3.5 µs, so
-// a spread overruns its deadline by a few milliseconds at most.
-const alarmCheckSteps = 1024
-
 // installIteratorCaps caps every built-in iterator: one iterator may take at most
 // ArrayLength+1 steps in a call (the last one reports done). A spread, Array.from, new Set,
 // Promise.all or destructuring drives its iterator from a Go loop that the deadline cannot
 // interrupt: measured, Array.from of a 1 MiB string took 3.4 s and a spread of an array
-// with a[4e9] = 1 never returned. Within the cap, every alarmCheckSteps steps the iterator
-// also ends the call when its deadline has passed: a spread of 65,536 regexp matches took
-// 230 ms, far past a prepare deadline. This also covers `arguments`, whose iterator is goja's
-// original values function. A for-of loop over a longer sequence fails too, as it would
-// at its deadline anyway.
+// with a[4e9] = 1 never returned. Within the cap, each step also ends the call when its
+// deadline has passed (an atomic load): a spread of 65,536 regexp matches took 230 ms, far
+// past a prepare deadline, and one step of a regexp match iterator may be a scan of up to
+// regexpScanLimit. This also covers `arguments`, whose iterator is goja's original values
+// function. A for-of loop over a longer sequence fails too, as it would at its deadline
+// anyway.
 func (sb *sandbox) installIteratorCaps() {
 	vm := sb.vm
 	protos, err := vm.RunProgram(sb.p.iterators)
@@ -58,11 +54,7 @@ func (sb *sandbox) installIteratorCaps() {
 					if n > sb.p.limits.ArrayLength+1 {
 						sb.throwRange("iterator: more than %d steps exceeds the sandbox limit", sb.p.limits.ArrayLength)
 					}
-					if n%alarmCheckSteps == 0 {
-						if i := sb.alarm.rung(); i != nil {
-							sb.throwInterrupted(*i)
-						}
-					}
+					sb.checkAlarm()
 				}
 				return orig(call)
 			}

@@ -65,9 +65,11 @@ var (
 )
 
 // planCache holds a Program's decode plans, by type; a nil plan marks a type the fast path
-// does not handle. The types are those of the callers' code, so the cache stays small.
+// does not handle. The types are those of the callers' code, so the cache stays small. docs
+// pools the indexes the fast path reads results into.
 type planCache struct {
 	plans sync.Map // reflect.Type → *decodePlan
+	docs  sync.Pool
 }
 
 // get returns the plan of t, building it on first use; nil when t has none.

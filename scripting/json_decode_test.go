@@ -72,11 +72,13 @@ var decodeInputs = []string{
 	`{"list":[],"headers":{},"counts":{},"pointers":[]}`,
 	`{"nested":{"target":"inner","nested":{"on":true}},"named":"n","Untagged":"u","-":"dash"}`,
 	`{"pointers":["a",null,"c"],"raws":{"a":[1, 2],"b":null,"c":{"d":"e"}},"byName":{"x":[true,false,null]}}`,
-	`{"counts":{"a":1,"a":2,"b":-3}}`,
+	`{"counts":{"b":-3,"a":1}}`,
 	`{"headers":{"a":null,"b":"\"quoted\" \\ \/ \b\f\n\r\t \u00e9 \ud83d\ude00 \u0000"}}`,
 	`{"target":"é日本語😀"}`,
 	` { "target" : "spaced" , "list" : [ { "report" : "sent" } ] } `,
-	// For encoding/json alone: case-insensitive names, unknown members, wrong types.
+	// For encoding/json alone: case-insensitive names, unknown members, wrong types, repeated
+	// members (which the strict reader refuses; a script's result never repeats one).
+	`{"counts":{"a":1,"a":2,"b":-3}}`,
 	`{"Target":"case"}`, `{"TARGET":"case","target":"exact"}`, `{"target":"exact","TARGET":"case"}`,
 	`{"unknown":1}`, `{"target":"a","target":"b"}`, `{"Ignored":"x"}`, `{"unexported":"x"}`,
 	`{"BadTag":"x"}`, `{"a\\b":"x"}`,
@@ -110,8 +112,7 @@ func decodeCase[T any](t *testing.T, c *planCache, raw []byte) (fast bool) {
 	var probe T
 	v, _ := zeroTarget(&probe)
 	plan := c.get(v.Type())
-	d := fastDecoder{data: raw}
-	return plan != nil && d.top(plan, v)
+	return plan != nil && c.fastDecode(plan, raw, v)
 }
 
 // decodeAll compares every target type on raw.
@@ -234,4 +235,40 @@ func TestCallIntoFastPath(t *testing.T) {
 		!strings.Contains(err.Error(), `json: unknown field "target"`) {
 		t.Fatalf("unknown member: %v", err)
 	}
+}
+
+// BenchmarkDecodeStrict measures CallInto's decode of a prepare result (the quickstart's shape)
+// through the plan over the one reader's index, against encoding/json's strict decode, which
+// gives the same value.
+//
+//	go test -run '^$' -bench BenchmarkDecodeStrict -benchmem ./scripting/
+func BenchmarkDecodeStrict(b *testing.B) {
+	raw := []byte(`{"target":"messages","headers":{"content-type":"application/json","x-request-id":"01J9Z5S8Q4W6Y2X0V7T3R1P9N5"},` +
+		`"bodyFormat":"json","body":{"to":"+15550123456","from":"+15550100","text":"Reminder: your appointment at Riverside ` +
+		`Clinic is on 2025-03-14 at 09:30. Reply STOP to opt out.","reference":"01J9Z5S8Q4W6Y2X0V7T3R1P9N5"}}`)
+	var c planCache
+	b.Run("plan", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu := processCPU()
+		for b.Loop() {
+			var out preparedRequest
+			if err := c.decodeStrict(raw, &out); err != nil || out.Body.To == "" {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu)
+	})
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		cpu := processCPU()
+		for b.Loop() {
+			var out preparedRequest
+			dec := json.NewDecoder(bytes.NewReader(raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportCPU(b, cpu)
+	})
 }

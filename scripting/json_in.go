@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/dop251/goja"
+
+	"switchboard/packages/jsonread"
 )
 
 // toJS converts one Go argument into a fresh JavaScript value built for this call only: an
@@ -175,12 +177,12 @@ func (sb *sandbox) finishArgObject(obj *goja.Object) (goja.Value, error) {
 }
 
 // fromJSON decodes raw JSON (numbers kept exact as json.Number) and converts it. Like
-// encoding/json's Decoder, it reads the first value and ignores what follows; the fast
-// reader (ParseJSON's) does that for the common case and encoding/json for the rest.
+// encoding/json's Decoder, it reads the first value and ignores what follows: the one reader
+// (ParseJSON's, with AllowTrailing) reads what decodes, and encoding/json says why the rest
+// does not, with its own error.
 func (sb *sandbox) fromJSON(raw []byte, depth int) (goja.Value, error) {
-	d := fastDecoder{data: raw}
-	if v, ok := d.plain(); ok {
-		return sb.toJS(v, depth)
+	if doc, err := jsonread.Read(raw, jsonread.Lenient|jsonread.AllowTrailing); err == nil {
+		return sb.toJS(doc.Root().Decode(), depth)
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

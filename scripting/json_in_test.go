@@ -1,7 +1,6 @@
 package scripting
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -29,7 +28,7 @@ const describeSource = `(function (o) {
 // Object.prototype (__proto__ included) as well as ordinary and index-like names.
 func TestArgObjectMatchesDefine(t *testing.T) {
 	p := newProgram(t, `function f() { return null }`, []string{"f"})
-	sb, err := newSandbox(context.Background(), p)
+	sb, err := newSandbox(p)
 	if err != nil {
 		t.Fatal(err)
 	}

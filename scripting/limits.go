@@ -36,16 +36,17 @@ type Limits struct {
 	// text split into an array.
 	ArrayLength int
 	// Deadlines is the wall-clock time one call of each entry point may take (prepare 200 ms,
-	// interpret 200 ms, receipt 100 ms). An entry point missing from the map uses the key ""
+	// interpret 200 ms, receipt and callback 100 ms). An entry point missing from the map uses the key ""
 	// when present, else 100 ms (DefaultLimits sets "" to 100 ms). Running the script's top-level code in a new runtime may take
 	// the largest of these.
 	Deadlines map[string]time.Duration
 	// OutputBytes caps the serialized JSON result of each entry point (prepare 1 MiB, interpret
-	// and receipt 64 KiB). An entry point missing from the map uses the key "" when present,
+	// and receipt 64 KiB, callback 1 MiB: its inbound items carry texts of up to 64 KiB). An entry point missing from the map uses the key "" when present,
 	// else 64 KiB (DefaultLimits sets "" to 64 KiB).
 	OutputBytes map[string]int
-	// RuntimeUses retires a pooled runtime after this many calls (10000), so that state a
-	// script keeps in its globals cannot live for ever.
+	// RuntimeUses retires a pooled runtime after this many calls (10000), so that what goja
+	// accumulates in a runtime from call to call (its Symbol.for registry, its caches) cannot
+	// grow for ever. No state of the script survives a call (see Program.Call).
 	RuntimeUses int
 }
 
@@ -66,12 +67,14 @@ func DefaultLimits() Limits {
 			"prepare":   200 * time.Millisecond,
 			"interpret": 200 * time.Millisecond,
 			"receipt":   100 * time.Millisecond,
+			"callback":  100 * time.Millisecond,
 			"":          fallbackDeadline,
 		},
 		OutputBytes: map[string]int{
 			"prepare":   1 << 20,
 			"interpret": 64 << 10,
 			"receipt":   64 << 10,
+			"callback":  1 << 20,
 			"":          fallbackOutputBytes,
 		},
 		RuntimeUses: 10000,

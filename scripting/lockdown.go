@@ -23,9 +23,10 @@ import (
 //     "override mistake" that freezing otherwise causes).
 //  4. (Go, freezeBuiltins) Every built-in reachable from the global object or from syntax is
 //     frozen, including the host helpers and the iterator prototypes.
-//  5. (Go, freezeBuiltins) Every global binding that exists now becomes read-only and
-//     non-configurable. The global object stays extensible, so the script's own top-level
-//     declarations work.
+//  5. (Go, freezeBuiltins) The global object itself is frozen: every global binding becomes
+//     read-only and no other can be added. The script's top-level declarations live in the
+//     scope function (scope.go), never on the global object, so nothing a call does can
+//     leave anything on it for the next call.
 const lockdownSource = `(function (host) {
 	'use strict';
 	const G = globalThis;
@@ -134,19 +135,28 @@ func (sb *sandbox) allowOverride(call goja.FunctionCall, vm *goja.Runtime) goja.
 	return goja.Undefined()
 }
 
-// freezeBuiltins freezes every object reachable from the global object's properties and from
-// roots (through own properties, accessors and prototypes), except the global object, then
-// makes the global bindings read-only. Functions whose only own properties are name and
-// length (the built-in methods) are frozen without looking further.
+// freezeBuiltins freezes the global object and every object reachable from it or from roots:
+// the global bindings become read-only and the global object non-extensible.
 func (sb *sandbox) freezeBuiltins(roots []*goja.Object) {
+	start := []goja.Value{sb.vm.GlobalObject()}
+	for _, r := range roots {
+		start = append(start, r)
+	}
+	sb.freezeReachable(start, nil)
+}
+
+// freezeReachable freezes every object reachable from start, through own properties (their
+// values and accessors, string and symbol keyed) and prototypes. An object for which stop
+// (when set) answers true is neither frozen nor walked into. Functions whose only own
+// properties are name and length (the built-in methods) are frozen without looking further.
+func (sb *sandbox) freezeReachable(start []goja.Value, stop func(*goja.Object) bool) {
 	vm := sb.vm
 	object := vm.Get("Object").ToObject(vm)
 	freeze := object.Get("freeze").Export().(native)
 	describe := object.Get("getOwnPropertyDescriptor").Export().(native)
-	global := vm.GlobalObject()
 
-	seen := map[*goja.Object]bool{global: true}
-	pending := append([]*goja.Object(nil), roots...)
+	seen := make(map[*goja.Object]bool)
+	var pending []*goja.Object
 	push := func(v goja.Value) {
 		if o, ok := v.(*goja.Object); ok && !seen[o] {
 			pending = append(pending, o)
@@ -158,10 +168,9 @@ func (sb *sandbox) freezeBuiltins(roots []*goja.Object) {
 		push(d.Get("get"))
 		push(d.Get("set"))
 	}
-	for _, name := range global.GetOwnPropertyNames() {
-		walkKey(global, vm.ToValue(name))
+	for _, v := range start {
+		push(v)
 	}
-	push(global.Prototype())
 	for len(pending) > 0 {
 		o := pending[len(pending)-1]
 		pending = pending[:len(pending)-1]
@@ -169,6 +178,9 @@ func (sb *sandbox) freezeBuiltins(roots []*goja.Object) {
 			continue
 		}
 		seen[o] = true
+		if stop != nil && stop(o) {
+			continue
+		}
 		freeze(goja.FunctionCall{Arguments: []goja.Value{o}})
 		if p := o.Prototype(); p != nil {
 			push(p)
@@ -183,12 +195,6 @@ func (sb *sandbox) freezeBuiltins(roots []*goja.Object) {
 		}
 		for _, sym := range symbols {
 			walkKey(o, sym)
-		}
-	}
-
-	for _, name := range global.GetOwnPropertyNames() {
-		if err := global.DefineDataProperty(name, global.Get(name), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_NOT_SET); err != nil {
-			panic(err)
 		}
 	}
 }

@@ -39,13 +39,13 @@ func (q *pool) put(sb *sandbox) bool {
 	return true
 }
 
-// close empties the pool for good and returns how many idle runtimes it dropped.
-func (q *pool) close() int {
+// close empties the pool for good and returns the idle runtimes it dropped.
+func (q *pool) close() []*sandbox {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	n := len(q.idle)
+	idle := q.idle
 	q.idle, q.closed = nil, true
-	return n
+	return idle
 }
 
 // size is the number of idle runtimes.

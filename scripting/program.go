@@ -1,12 +1,12 @@
 package scripting
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -38,13 +38,14 @@ type Options struct {
 // for concurrent use.
 type Program struct {
 	name      string
-	program   *goja.Program
-	resolver  *goja.Program
+	scope     *goja.Program // the script as a function expression: see scope.go
+	reuse     bool          // one run of the scope serves every call (scope_reuse.go)
 	lockdown  *goja.Program
 	iterators *goja.Program
 	declared  []string             // required and optional entry points, in order
 	entries   map[string]entryInfo // the declared entry points; read-only
 	limits    Limits
+	grace     time.Duration // abandonGrace, which only a test changes
 	logger    *slog.Logger
 	observer  func(entry, class string, d time.Duration)
 	console   *lineLimiter
@@ -55,7 +56,9 @@ type Program struct {
 
 // entryInfo is what a call needs to know about its entry point, worked out at Compile.
 type entryInfo struct {
-	defined     bool // the script defines it as a function
+	defined     bool   // the script defines it as a function
+	index       int    // its index in the scope function's answer
+	key         string // the same, as a property name
 	deadline    time.Duration
 	outputBytes int
 }
@@ -64,7 +67,8 @@ type entryInfo struct {
 // verifies that every name in required is defined as a function (optional ones may be
 // absent). It runs the script's top-level code once, in a locked-down runtime that becomes
 // the first pooled one; top-level code that throws or outlives the load deadline refuses the
-// script. limits are applied as DefaultLimits().Lower(limits). Every refusal wraps
+// script. No call sees what another did to the script's state (see Call). limits are
+// applied as DefaultLimits().Lower(limits). Every refusal wraps
 // ErrInvalidScript and names the script. logger receives console output (nil discards it).
 func Compile(name, source string, required, optional []string, limits Limits, logger *slog.Logger) (*Program, error) {
 	return CompileWith(name, source, Options{Required: required, Optional: optional, Limits: limits, Logger: logger})
@@ -88,12 +92,13 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	}
 	tree, err := goja.Parse(name, source, parser.WithDisableSourceMaps)
 	if err != nil {
-		return nil, invalid("syntax error: %v", err)
+		return nil, fmt.Errorf("%w: %s", ErrInvalidScript, syntaxMessage(name, err))
 	}
 	if idx, found := findBigIntLiteral(tree); found {
 		return nil, invalid("%s: BigInt literals are not allowed in the sandbox", tree.File.Position(int(idx)-tree.File.Base()))
 	}
-	program, err := goja.CompileAST(tree, true)
+	topLevel, reuse := reusableScope(tree)
+	scope, err := scopeProgram(name, source, tree, declared, topLevel, reuse)
 	if err != nil {
 		return nil, invalid("%v", err)
 	}
@@ -105,14 +110,10 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scripting: compiling the iterator program: %w", err)
 	}
-	resolver, err := goja.Compile("<sandbox:entries>", resolverSource(declared), true)
-	if err != nil {
-		return nil, fmt.Errorf("scripting: compiling the entry resolver: %w", err)
-	}
 	p := &Program{
-		name: name, program: program, resolver: resolver, lockdown: lockdown, iterators: iterators,
+		name: name, scope: scope, reuse: reuse, lockdown: lockdown, iterators: iterators,
 		declared: declared, entries: make(map[string]entryInfo, len(declared)),
-		limits: limits, logger: o.Logger, observer: o.Observer,
+		limits: limits, grace: abandonGrace, logger: o.Logger, observer: o.Observer,
 		pool: pool{max: 4 * runtime.GOMAXPROCS(0)},
 	}
 	if p.logger == nil {
@@ -124,28 +125,36 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 	}
 	p.console = newLineLimiter(now)
 
-	sb, err := newSandbox(context.Background(), p)
+	sb, err := newSandbox(p)
 	if err != nil {
-		var scriptErr *Error
-		var notFunction *notFunctionError
-		switch {
-		case errors.As(err, &scriptErr):
-			return nil, invalid("top-level code: %s: %s", scriptErr.Class, scriptErr.Message)
-		case errors.As(err, &notFunction):
-			return nil, invalid("%v", notFunction)
-		}
 		return nil, err
 	}
 	p.stats.created.Add(1)
+	kinds, err := p.load(sb)
+	if err != nil {
+		var scriptErr *Error
+		if errors.As(err, &scriptErr) {
+			return nil, invalid("top-level code: %s: %s", scriptErr.Class, scriptErr.Message)
+		}
+		return nil, err
+	}
 	var missing []string
-	for _, entry := range declared {
-		_, ok := sb.entries[entry]
-		p.entries[entry] = entryInfo{defined: ok, deadline: limits.deadline(entry), outputBytes: limits.outputBytes(entry)}
-		if !ok && slices.Contains(o.Required, entry) {
+	for i, entry := range declared {
+		kind := kinds[i]
+		if kind != "function" && kind != "undefined" {
+			sb.stop()
+			return nil, invalid("%v", &notFunctionError{entry: entry, kind: kind})
+		}
+		p.entries[entry] = entryInfo{
+			defined: kind == "function", index: i, key: strconv.Itoa(i),
+			deadline: limits.deadline(entry), outputBytes: limits.outputBytes(entry),
+		}
+		if kind != "function" && slices.Contains(o.Required, entry) {
 			missing = append(missing, entry)
 		}
 	}
 	if len(missing) > 0 {
+		sb.stop()
 		return nil, invalid("required entry point(s) not defined as functions: %s", strings.Join(missing, ", "))
 	}
 	p.pool.put(sb)
@@ -156,10 +165,16 @@ func CompileWith(name, source string, o Options) (*Program, error) {
 // Compile (required or optional) can be true.
 func (p *Program) Has(entry string) bool { return p.entries[entry].defined }
 
-// Close drops the pooled runtimes. Calls already running finish normally; later calls
-// return ErrClosed. Close is idempotent.
+// Close drops the pooled runtimes, ending their goroutines, and returns at once: it never
+// waits for a call. Calls already running finish normally (within their deadlines); later
+// calls return ErrClosed. Close is idempotent. A Program dropped without Close keeps its
+// idle runtimes and their goroutines.
 func (p *Program) Close() {
-	p.stats.dropped.Add(uint64(p.pool.close()))
+	idle := p.pool.close()
+	for _, sb := range idle {
+		sb.stop()
+	}
+	p.stats.dropped.Add(uint64(len(idle)))
 }
 
 // entryNames validates the declared entry points: JavaScript identifiers, each once.
@@ -190,24 +205,12 @@ func isIdentifier(s string) bool {
 	return true
 }
 
-// resolverSource is a program that answers, for each entry point, the function the script
-// bound to the name, or the typeof string of what else it bound ("undefined" when nothing).
-// It reads the script's global bindings whether they are function declarations, var, let
-// or const.
-func resolverSource(entries []string) string {
-	var b strings.Builder
-	b.WriteString("({")
-	for _, e := range entries {
-		fmt.Fprintf(&b, "%q: (typeof %s === 'function' ? %s : typeof %s),", e, e, e, e)
-	}
-	b.WriteString("})")
-	return b.String()
-}
-
 // counters are a Program's statistics.
 type counters struct {
 	calls, created, retired, dropped, consoleLines, consoleDropped atomic.Uint64
 	failed, deadline, outputInvalid, outputTooLarge                atomic.Uint64
+	abandoned                                                      atomic.Uint64
+	abandonedRunning                                               atomic.Int64
 }
 
 // Stats is a snapshot of a Program's counters, for metrics.
@@ -222,6 +225,12 @@ type Stats struct {
 	// RuntimesDropped counts runtimes discarded after a failed or interrupted call, because
 	// the pool was full, or by Close.
 	RuntimesDropped uint64
+	// RuntimesAbandoned counts runtimes whose call returned ClassDeadline without waiting for
+	// them, because a built-in (a regular expression, a capped loop) was still running in Go
+	// past the deadline; each is discarded when it stops. AbandonedRunning is how many of them
+	// have not stopped yet.
+	RuntimesAbandoned uint64
+	AbandonedRunning  int64
 	// ConsoleLines and ConsoleDropped count console lines written and lost to the rate limit.
 	ConsoleLines, ConsoleDropped uint64
 }
@@ -236,6 +245,7 @@ func (p *Program) Stats() Stats {
 			ClassOutputInvalid: c.outputInvalid.Load(), ClassOutputTooLarge: c.outputTooLarge.Load(),
 		},
 		RuntimesCreated: c.created.Load(), RuntimesRetired: c.retired.Load(), RuntimesDropped: c.dropped.Load(),
+		RuntimesAbandoned: c.abandoned.Load(), AbandonedRunning: c.abandonedRunning.Load(),
 		ConsoleLines: c.consoleLines.Load(), ConsoleDropped: c.consoleDropped.Load(),
 	}
 }

@@ -3,17 +3,31 @@ package scripting
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/dop251/goja"
 )
 
-// sandbox is one locked-down goja runtime with the script loaded. The pool hands it to one
-// goroutine at a time. It is thrown away after any failure that could leave it in doubt
-// (see Program.Call), so per-call state never has to be repaired after a panic.
+// sandbox is one locked-down goja runtime with the script's scope function (scope.go). The
+// pool hands it to one call at a time, which runs it on a goroutine of its own (supervise).
+// It is thrown away after any failure that could leave it in doubt (see Program.Call), so
+// per-call state never has to be repaired after a panic.
 type sandbox struct {
-	p       *Program
-	vm      *goja.Runtime
-	entries map[string]goja.Callable
+	p  *Program
+	vm *goja.Runtime
+	// scope runs the script's top-level code in a fresh scope and returns its entry points;
+	// global is the global object, the `this` of the top-level code. In a reusable scope
+	// (scope_reuse.go), entries holds the entry points of its one run, by index.
+	scope   goja.Callable
+	global  goja.Value
+	entries []goja.Callable
+	// job is the work of the current call or load, handed to sb's goroutine through wake
+	// (nil until the first job); state and done tell the caller whether the goroutine
+	// finished or was abandoned (supervise).
+	job   job
+	wake  chan struct{}
+	state atomic.Int32
+	done  chan struct{}
 	// serialize writes its argument as JSON into out, within outLimit; it is a native
 	// function called through goja so that exceptions thrown by getters and toJSON methods
 	// come back as errors.
@@ -25,9 +39,12 @@ type sandbox struct {
 	// objectPrototype is Object.prototype, given to argument objects (finishArgObject).
 	objectPrototype *goja.Object
 	// join is goja's original Array.prototype.join, which concatenates efficiently.
-	join  native
-	uses  int
-	alarm alarm
+	join native
+	// regexpCtor is RegExp; exec is the guarded RegExp.prototype.exec (guards_regexp.go).
+	regexpCtor *goja.Object
+	exec       native
+	uses       int
+	alarm      alarm
 	// args holds the converted arguments of the current call (cleared after it), result
 	// the value being serialized: the slices goja's calls take, kept from call to call.
 	args   []goja.Value
@@ -45,20 +62,19 @@ type sandbox struct {
 	// interrupted holds the interruption a Go loop of the sandbox's guards ended the call
 	// with (throwInterrupted), so that classify reports the deadline, not the thrown error.
 	interrupted *interruption
+	// quiet silences the console while a call runs the top-level code again (console.go).
+	quiet bool
 	// tainted is set when the sandbox itself throws into the script (a cap, a host helper's
 	// TypeError, an assignment to a frozen built-in): such a call's runtime is dropped.
 	tainted bool
 }
 
-// newSandbox builds a runtime, locks it down, runs the script's top-level code under the load
-// deadline and resolves the entry points. Failures of the script are *Error values (entry
-// "load"); failures of the sandbox itself are plain errors.
-func newSandbox(ctx context.Context, p *Program) (sb *sandbox, err error) {
+// newSandbox builds a runtime, locks it down and evaluates the scope function, which runs
+// none of the script's code. Its failures are the sandbox's own, as plain errors.
+func newSandbox(p *Program) (sb *sandbox, err error) {
 	vm := goja.New()
 	vm.SetMaxCallStackSize(p.limits.CallStackFrames)
-	sb = &sandbox{p: p, vm: vm, iterSteps: make(map[*goja.Object]int)}
-	sb.alarm.vm = vm
-	sb.begin(ctx, "load", 0)
+	sb = &sandbox{p: p, vm: vm, iterSteps: make(map[*goja.Object]int), alarm: newAlarm(vm), done: make(chan struct{}, 1)}
 
 	// The installation code below is Go calling goja outside any script; a panic there is a
 	// bug in this package, reported as an error rather than a crash.
@@ -70,28 +86,17 @@ func newSandbox(ctx context.Context, p *Program) (sb *sandbox, err error) {
 	if err := sb.install(); err != nil {
 		return nil, err
 	}
-
-	sb.alarm.arm(ctx, p.limits.loadDeadline())
-	_, runErr := vm.RunProgram(p.program)
-	var resolved goja.Value
-	if runErr == nil {
-		resolved, runErr = vm.RunProgram(p.resolver)
+	fn, err := vm.RunProgram(p.scope)
+	if err != nil {
+		return nil, fmt.Errorf("scripting: evaluating the scope function: %w", err)
 	}
-	var scriptErr *Error
-	if runErr != nil {
-		scriptErr = sb.classify("load", runErr, false)
+	scope, ok := goja.AssertFunction(fn)
+	if !ok {
+		return nil, fmt.Errorf("scripting: the scope program is not a function")
 	}
-	if sb.alarm.disarm() && scriptErr == nil {
-		// The code finished just as the alarm went off: an interrupt may be pending.
-		scriptErr = newError("load", ClassDeadline, "the top-level code reached its deadline")
-	}
-	if scriptErr != nil {
-		return nil, scriptErr
-	}
-	vm.ClearInterrupt()
-	if err := sb.resolveEntries(resolved); err != nil {
-		return nil, err
-	}
+	freeze := vm.Get("Object").ToObject(vm).Get("freeze").Export().(native)
+	freeze(goja.FunctionCall{Arguments: []goja.Value{fn}})
+	sb.scope, sb.global = scope, vm.GlobalObject()
 	return sb, nil
 }
 
@@ -106,6 +111,7 @@ func (sb *sandbox) install() error {
 	sb.installStringGuards()
 	sb.installArrayGuards()
 	sb.installIteratorCaps()
+	sb.installRegExpGuards()
 	sb.installHelpers()
 
 	ser, _ := goja.AssertFunction(vm.ToValue(sb.serializeOutput))
@@ -132,27 +138,6 @@ func (sb *sandbox) install() error {
 	return nil
 }
 
-// resolveEntries reads the resolver program's answer: for each declared entry point, the
-// function, or the typeof string of whatever else the script bound to the name.
-func (sb *sandbox) resolveEntries(resolved goja.Value) error {
-	obj, ok := resolved.(*goja.Object)
-	if !ok {
-		return fmt.Errorf("scripting: entry resolver returned %v", resolved)
-	}
-	sb.entries = make(map[string]goja.Callable, len(sb.p.declared))
-	for _, name := range sb.p.declared {
-		v := obj.Get(name)
-		if fn, ok := goja.AssertFunction(v); ok {
-			sb.entries[name] = fn
-			continue
-		}
-		if kind := v.String(); kind != "undefined" {
-			return &notFunctionError{entry: name, kind: kind}
-		}
-	}
-	return nil
-}
-
 // notFunctionError reports an entry point bound to something other than a function.
 type notFunctionError struct{ entry, kind string }
 
@@ -162,7 +147,7 @@ func (e *notFunctionError) Error() string {
 
 // begin resets the per-call state.
 func (sb *sandbox) begin(ctx context.Context, entry string, outLimit int) {
-	sb.ctx, sb.entry, sb.outLimit, sb.tooLarge, sb.tainted, sb.interrupted = ctx, entry, outLimit, false, false, nil
+	sb.ctx, sb.entry, sb.outLimit, sb.tooLarge, sb.tainted, sb.interrupted, sb.quiet = ctx, entry, outLimit, false, false, nil, false
 	clear(sb.iterSteps)
 	sb.joinStack = sb.joinStack[:0]
 	sb.out = sb.out[:0]

@@ -227,6 +227,7 @@ func (b *batch) acceptOne(it *acceptItem) (engine.AcceptResult, error) {
 	if err := b.audit(it.audit); err != nil {
 		return engine.AcceptResult{}, fmt.Errorf("store: accept %s: %w", it.id, err)
 	}
+	b.messageChanged(it.id)
 	b.countDaily(it.daily) // last: nothing after this can fail the unit
 	return engine.AcceptResult{Response: it.idem.Response, MessageID: it.id}, nil
 }

@@ -119,6 +119,7 @@ func (b *batch) writeAccepts(pend []pendingAccept) error {
 	}
 	for _, p := range fresh {
 		*p.res = engine.AcceptResult{Response: p.it.idem.Response, MessageID: p.it.id}
+		b.messageChanged(p.it.id)
 	}
 	return nil
 }

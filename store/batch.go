@@ -31,6 +31,11 @@ type batch struct {
 	// matches are the messages holding the references of the batch's receipts, matched before
 	// its requests are applied (prefetchReceipts); nil when it has none.
 	matches map[receiptRef][]string
+	// changed and inboxEvents are the subjects whose events flushEvents writes before the
+	// commit; wroteEvents says it wrote some.
+	changed     []string
+	inboxEvents []inboxEvent
+	wroteEvents bool
 }
 
 // dailyKey is one access profile's UTC day.
@@ -68,6 +73,9 @@ func (w *writer) begin() (*batch, error) {
 func (b *batch) finish() error {
 	err := b.poison
 	if err == nil {
+		err = b.flushEvents()
+	}
+	if err == nil {
 		err = b.flushDaily()
 	}
 	if err == nil {
@@ -87,6 +95,9 @@ func (b *batch) finish() error {
 	b.w.chain = b.chain
 	if b.s.cdb != nil {
 		b.s.committed()
+	}
+	if b.wroteEvents && b.s.cfg.EventsWritten != nil {
+		b.s.cfg.EventsWritten()
 	}
 	return nil
 }

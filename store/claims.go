@@ -120,6 +120,9 @@ func (o *claimOp) claimIn(b *batch) error {
 	if n != int64(len(seqs)) {
 		return fmt.Errorf("store: claim: leased %d of %d selected messages", n, len(seqs))
 	}
+	for i := range rows {
+		b.messageChanged(rows[i].ID)
+	}
 	var payloads []payloadRow
 	if err := b.selectIn(&payloads, q.loadPayloads, seqs); err != nil {
 		return fmt.Errorf("store: claim: load payloads: %w", err)
@@ -134,6 +137,7 @@ func (o *claimOp) claimIn(b *batch) error {
 		r := &rows[i].messageRow
 		r.Dispatch = string(engine.DispatchSending)
 		r.Attempt++
+		r.EventSeq++
 		r.UpdatedAt = now
 		r.LeaseToken.String, r.LeaseToken.Valid = o.lease.Token, true
 		r.LeaseExpiresAt.Int64, r.LeaseExpiresAt.Valid = ms(o.lease.ExpiresAt), true

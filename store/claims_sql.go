@@ -41,7 +41,7 @@ func newClaimSQL(d *dialect) claimSQL {
 		// Run instead of statement 2 when nothing is due within the budget.
 		oversizedCount: d.rebind(oversizedDueCount),
 		// Statement 2: the admitted prefix moves to sending under the page's lease token.
-		claimUpdate: `UPDATE messages SET dispatch = 'sending', lease_token = ?, lease_expires_at = ?,
+		claimUpdate: `UPDATE messages SET dispatch = 'sending', event_seq = event_seq + 1, lease_token = ?, lease_expires_at = ?,
 			sending_since = ?, attempt = attempt + 1, updated_at = ?
 			WHERE dispatch = 'queued' AND seq IN (?)`,
 		// Statement 3: the admitted payloads, in any order (restored in memory).
@@ -62,7 +62,7 @@ func newClaimSQL(d *dialect) claimSQL {
 			FROM messages WHERE id = ? AND dispatch = 'sending' AND lease_token = ?
 			ON CONFLICT (message_id, generation, attempt) DO NOTHING`),
 		// The transition the engine decided; reported_at moves when the report does.
-		finishUpdate: d.rebind(`UPDATE messages SET dispatch = ?, report = ?,
+		finishUpdate: d.rebind(`UPDATE messages SET dispatch = ?, report = ?, event_seq = event_seq + 1,
 			reported_at = CASE WHEN report <> ? AND ? IN ('sent', 'delivered', 'undelivered') THEN ? ELSE reported_at END,
 			next_attempt_at = coalesce(?, next_attempt_at), provider_attempts = ?, fallback_index = ?,
 			provider = coalesce(?, provider), provider_ref = coalesce(?, provider_ref),
@@ -94,7 +94,7 @@ const finishFolded = `WITH a AS (
 	ON CONFLICT (message_id, generation, attempt) DO NOTHING
 	RETURNING message_id
 ), u AS (
-	UPDATE messages SET dispatch = CAST(? AS TEXT), report = CAST(? AS TEXT),
+	UPDATE messages SET dispatch = CAST(? AS TEXT), report = CAST(? AS TEXT), event_seq = event_seq + 1,
 		reported_at = CASE WHEN report <> CAST(? AS TEXT) AND CAST(? AS TEXT) IN ('sent', 'delivered', 'undelivered')
 			THEN CAST(? AS BIGINT) ELSE reported_at END,
 		next_attempt_at = coalesce(CAST(? AS BIGINT), next_attempt_at), provider_attempts = CAST(? AS BIGINT),

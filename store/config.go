@@ -45,6 +45,12 @@ type Config struct {
 	BusyTimeout time.Duration
 	// ReadConnections bounds the read pool (Message, Stats, LapsedLeases, VerifyAudit). 0 means 4.
 	ReadConnections int
+	// Subscriptions are the endpoints the store writes outbox rows for, with every change they
+	// take (docs/webhooks.md). Empty: no events are written.
+	Subscriptions []engine.Subscription
+	// EventsWritten, when set, is called after each commit that wrote outbox rows (to wake the
+	// delivery worker). It must not block.
+	EventsWritten func()
 	// Writers is how many group-commit writers (each one connection, one transaction at a time
 	// and its own audit chain) a PostgreSQL store runs. 0 means 2. SQLite has exactly one.
 	Writers int

@@ -23,6 +23,9 @@ type dialect struct {
 	// lockDue ends the due select of a claim. PostgreSQL: FOR UPDATE SKIP LOCKED, so that
 	// instances sharing one database claim disjoint pages without waiting on each other.
 	lockDue string
+	// lockEvents ends the due select of an event claim (PostgreSQL: FOR UPDATE SKIP LOCKED), so
+	// that instances sharing one database never claim one event row both.
+	lockEvents string
 	// lockMatch ends the receipt match (PostgreSQL: FOR UPDATE SKIP LOCKED).
 	lockMatch string
 	// recipientOfBody is the SQL expression of a payload's recipient (payloads.body is the JSON
@@ -72,6 +75,7 @@ func postgresDialect() *dialect {
 		strip:           indexedBy,
 		lockDue:         ` FOR UPDATE OF messages SKIP LOCKED`,
 		lockMatch:       ` FOR UPDATE SKIP LOCKED`,
+		lockEvents:      ` FOR UPDATE SKIP LOCKED`,
 		recipientOfBody: `(convert_from(p.body, 'UTF8')::jsonb ->> 'recipient')`,
 		dailyRead:       `SELECT count FROM profile_daily WHERE access_profile = ? AND day = ?`,
 		dailyLockedRead: `INSERT INTO profile_daily (access_profile, day, count) VALUES (?, ?, 0)

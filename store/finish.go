@@ -120,6 +120,7 @@ func (o *finishOp) finishInSteps(b *batch, attempt, update []any) error {
 	if err := b.audit(o.f.Audit); err != nil {
 		return fmt.Errorf("store: finish %s: %w", id, err)
 	}
+	b.messageChanged(id)
 	return nil
 }
 
@@ -147,6 +148,7 @@ func (o *finishOp) finishFolded(b *batch, attempt, update []any) (bool, error) {
 		return false, fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, res.Updated)
 	}
 	b.chain = next
+	b.messageChanged(id)
 	return res.Pending > 0, nil
 }
 
@@ -224,6 +226,7 @@ func (b *batch) applyPendingReceipts(id, provider string, report engine.Report, 
 		if !moved {
 			return fmt.Errorf("apply kept receipts: the report of %s changed under them", id)
 		}
+		b.messageChanged(id)
 	}
 	if err := b.execCached(q.markApplied, ms(at), cur.Provider, ref); err != nil {
 		return fmt.Errorf("consume kept receipts: %w", err)

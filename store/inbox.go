@@ -53,6 +53,9 @@ func (s *Store) PutInbox(ctx context.Context, entry engine.InboxEntry) (engine.I
 	if entry.Payload == nil {
 		entry.Payload = []byte{} // NULL means erased
 	}
+	if entry.Channel == "" {
+		entry.Channel = engine.ChannelPeer
+	}
 	o := &inboxOp{q: &s.q.inbox, entry: entry}
 	if len(entry.Response) <= MaxCachedResponse {
 		o.cached = entry.Response
@@ -144,7 +147,7 @@ func (o *inboxOp) count(b *batch) error {
 func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 	e := &o.entry
 	if e.ID == "" {
-		id, err := o.newID(b)
+		id, err := newInboxID(b)
 		if err != nil {
 			return engine.InboxResult{}, fmt.Errorf("store: put inbox entry: new id: %w", err)
 		}
@@ -174,12 +177,13 @@ func (o *inboxOp) put(b *batch) (engine.InboxResult, error) {
 	}
 	// ts_ms is a signed 64-bit column: the envelope's uint64 is stored as its bit pattern.
 	if err := b.execCached(o.q.entry, e.ID, e.From, e.Protocol, e.MessageID, int64(e.TsMs),
-		ms(e.ReceivedAt), len(e.Payload), e.Payload); err != nil {
+		ms(e.ReceivedAt), len(e.Payload), e.Payload, string(e.Channel), e.Provider, e.To); err != nil {
 		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: %w", e.ID, err)
 	}
 	if err := b.audit(inboxAudit(e)); err != nil {
 		return engine.InboxResult{}, fmt.Errorf("store: put inbox entry %s: %w", e.ID, err)
 	}
+	b.inboxStored(e.ID, e.Provider)
 	return engine.InboxResult{InboxID: e.ID, Response: e.Response}, nil
 }
 
@@ -191,12 +195,12 @@ func inboxAudit(e *engine.InboxEntry) engine.AuditEntry {
 	return engine.AuditEntry{Event: "inbox.received", Actor: "peer", MessageID: e.ID, Outcome: e.Protocol, At: e.ReceivedAt}
 }
 
-// newID draws the id of a new inbox entry so that ids sort as the entries commit. The writer
+// newInboxID draws the id of a new inbox entry so that ids sort as the entries commit. The writer
 // applies operations in commit order, and UUIDv7s drawn in one process increase. On PostgreSQL,
 // where other instances write too, the entry first takes the inbox lock (held until its batch
 // commits) and its id is made greater than every id already stored, whatever the other
 // instances' clocks say.
-func (o *inboxOp) newID(b *batch) (string, error) {
+func newInboxID(b *batch) (string, error) {
 	u, err := uuid.NewV7()
 	if err != nil {
 		return "", err
@@ -247,6 +251,15 @@ func idAfter(u uuid.UUID, last string) string {
 // A limit out of range or an after that is not a canonical UUID is refused with an
 // engine.Problem of code request.invalid.
 func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engine.InboxEntry, string, error) {
+	return s.ListInboxOf(ctx, after, limit, nil)
+}
+
+// ListInboxOf is ListInbox restricted to the entries received by providers (nil: every entry, an
+// empty list: none), for receivers whose access profile lists inboxProviders.
+func (s *Store) ListInboxOf(ctx context.Context, after string, limit int, providers []string) ([]engine.InboxEntry, string, error) {
+	if providers != nil && len(providers) == 0 {
+		return nil, "", nil
+	}
 	if limit < 1 || limit > engine.MaxListLimit {
 		return nil, "", engine.NewProblem(engine.CodeRequestInvalid,
 			"limit must be between 1 and "+strconv.Itoa(engine.MaxListLimit))
@@ -261,7 +274,12 @@ func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engin
 	}
 	defer func() { _ = tx.Rollback() }()
 	var sizes []inboxSize
-	if err := tx.SelectContext(ctx, &sizes, q.pageSizes, after, limit); err != nil {
+	sizesQuery, sizesArgs := q.pageSizes, []any{after, limit}
+	rowsQuery := q.pageRows
+	if providers != nil {
+		sizesQuery, sizesArgs, rowsQuery = q.pageSizesOf, []any{after, providers, limit}, q.pageRowsOf
+	}
+	if err := selectIn(ctx, tx, s.d, &sizes, sizesQuery, sizesArgs...); err != nil {
 		return nil, "", fmt.Errorf("store: list inbox: sizes: %w", err)
 	}
 	if len(sizes) == 0 {
@@ -269,7 +287,11 @@ func (s *Store) ListInbox(ctx context.Context, after string, limit int) ([]engin
 	}
 	last := sizes[admitInbox(sizes, InboxPageBytes)].ID
 	var rows []inboxRow
-	if err := tx.SelectContext(ctx, &rows, q.pageRows, after, last); err != nil {
+	rowsArgs := []any{after, last}
+	if providers != nil {
+		rowsArgs = append(rowsArgs, providers)
+	}
+	if err := selectIn(ctx, tx, s.d, &rows, rowsQuery, rowsArgs...); err != nil {
 		return nil, "", fmt.Errorf("store: list inbox: %w", err)
 	}
 	entries := make([]engine.InboxEntry, len(rows))
@@ -311,12 +333,16 @@ type inboxRow struct {
 	ReceivedAt      int64         `db:"received_at"`
 	Payload         []byte        `db:"payload"`
 	PayloadErasedAt sql.NullInt64 `db:"payload_erased_at"`
+	Channel         string        `db:"channel"`
+	Provider        string        `db:"provider"`
+	To              string        `db:"to_address"`
 }
 
 // entry converts the row to the engine's inbox entry.
 func (r *inboxRow) entry() engine.InboxEntry {
 	e := engine.InboxEntry{
-		ID: r.ID, From: r.From, Protocol: r.Protocol, MessageID: r.MessageID,
+		ID: r.ID, Channel: engine.Channel(r.Channel), Provider: r.Provider, From: r.From, To: r.To,
+		Protocol: r.Protocol, MessageID: r.MessageID,
 		TsMs: uint64(r.TsMs), ReceivedAt: fromMs(r.ReceivedAt), Payload: r.Payload,
 	}
 	switch {

@@ -11,7 +11,7 @@ package store
 
 // inboxColumns are the columns of one inbox entry, in the order inboxRow reads them.
 const inboxColumns = `id, from_peer, protocol, message_id, ts_ms, received_at, payload,
-	payload_erased_at`
+	payload_erased_at, channel, provider, to_address`
 
 type inboxSQL struct {
 	idemInsert string
@@ -21,14 +21,23 @@ type inboxSQL struct {
 	dailyAdd   string
 	dailyPrune string
 
-	pageSizes string
-	pageRows  string
+	pageSizes   string
+	pageRows    string
+	pageSizesOf string // pageSizes and pageRows for the entries of some providers
+	pageRowsOf  string
 
 	makeDue string
+
+	inboundInsert string
+	inboundSelect string
 }
 
 func newInboxSQL(d *dialect) inboxSQL {
 	return inboxSQL{
+		// The first item of (provider, provider reference) wins; a repeat changes nothing.
+		inboundInsert: d.rebind(`INSERT INTO gateway_inbound (provider, provider_ref, inbox_id, received_at)
+			VALUES (?, ?, ?, ?) ON CONFLICT (provider, provider_ref) DO NOTHING`),
+		inboundSelect: d.rebind(`SELECT inbox_id FROM gateway_inbound WHERE provider = ? AND provider_ref = ?`),
 		// The first record of (peer, protocol, messageId, in) wins; a conflict changes nothing
 		// and is then read back. Not INSERT OR IGNORE: that would hide other constraint failures.
 		idemInsert: d.rebind(`INSERT INTO peer_idempotency (peer, protocol, message_id, direction,
@@ -37,7 +46,8 @@ func newInboxSQL(d *dialect) inboxSQL {
 		idemSelect: d.rebind(`SELECT response, inbox_id FROM peer_idempotency
 			WHERE peer = ? AND protocol = ? AND message_id = ? AND direction = 'in'`),
 		entry: d.rebind(`INSERT INTO peer_inbox (id, from_peer, protocol, message_id, ts_ms,
-			received_at, payload_bytes, payload) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`),
+			received_at, payload_bytes, payload, channel, provider, to_address)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 
 		// Adds an envelope's payload bytes (the third parameter) to its peer's count of the day
 		// unless that would take it over the quota (the fourth), and returns the new count: no
@@ -53,11 +63,15 @@ func newInboxSQL(d *dialect) inboxSQL {
 		// Statement 1 of a page: ids and the sizes of the payloads still kept, through the
 		// primary key. SQLite answers length() of a BLOB from the record header, without reading
 		// the payload's overflow pages.
-		pageSizes: d.rebind(`SELECT id, coalesce(length(payload), 0) AS bytes FROM peer_inbox
-			WHERE id > ? ORDER BY id LIMIT ?`),
+		pageSizes: `SELECT id, coalesce(length(payload), 0) AS bytes FROM peer_inbox
+			WHERE id > ? ORDER BY id LIMIT ?`,
+		pageSizesOf: `SELECT id, coalesce(length(payload), 0) AS bytes FROM peer_inbox
+			WHERE id > ? AND provider IN (?) ORDER BY id LIMIT ?`,
 		// Statement 2: the admitted prefix, payloads included.
-		pageRows: d.rebind(`SELECT ` + inboxColumns + ` FROM peer_inbox
-			WHERE id > ? AND id <= ? ORDER BY id`),
+		pageRows: `SELECT ` + inboxColumns + ` FROM peer_inbox
+			WHERE id > ? AND id <= ? ORDER BY id`,
+		pageRowsOf: `SELECT ` + inboxColumns + ` FROM peer_inbox
+			WHERE id > ? AND id <= ? AND provider IN (?) ORDER BY id`,
 
 		// Makes at most a chunk of one recipient's waiting peer messages due. It walks the queue
 		// index over the messages not yet due (next_attempt_at > now), so messages already due,

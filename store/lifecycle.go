@@ -49,6 +49,7 @@ func (o *expireOp) apply(b *batch) error {
 		if _, err := b.execIn(q.expireAttempt, now, now, ids); err != nil {
 			return fmt.Errorf("store: expire: attempts: %w", err)
 		}
+		b.messageChanged(ids...)
 		for _, id := range ids {
 			if err := b.audit(engine.AuditEntry{Event: "message.expired", Actor: "worker",
 				MessageID: id, Outcome: string(engine.DispatchExpired), At: o.now}); err != nil {

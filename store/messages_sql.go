@@ -9,7 +9,7 @@ const messageColumns = `seq, id, dispatch, report, reported_at, channel, sender_
 	access_profile, caller, accepted_at, not_before, expires_at, updated_at, next_attempt_at,
 	generation, attempt, provider_attempts, fallback_index, payload_bytes, final_at,
 	payload_erased_at, dispatch_code, idempotency_key, last_outcome_class, lease_token,
-	lease_expires_at, sending_since`
+	lease_expires_at, sending_since, event_seq`
 
 // attemptColumns are the columns an attemptRow scans.
 const attemptColumns = `generation, attempt, provider, outcome, started_at, finished_at, code, provider_ref`
@@ -44,7 +44,7 @@ func newMessageSQL(d *dialect) messageSQL {
 		expireSelect: d.rebind(`SELECT id FROM messages INDEXED BY messages_expiry
 			WHERE dispatch = 'queued' AND expires_at <= ?
 			ORDER BY expires_at LIMIT ?`),
-		expireUpdate: `UPDATE messages SET dispatch = 'expired', attempt = attempt + 1,
+		expireUpdate: `UPDATE messages SET dispatch = 'expired', event_seq = event_seq + 1, attempt = attempt + 1,
 			final_at = ?, updated_at = ? WHERE dispatch = 'queued' AND id IN (?)`,
 		expireAttempt: `INSERT INTO attempts (message_id, generation, attempt, provider, outcome,
 			started_at, finished_at, code, provider_ref)

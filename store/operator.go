@@ -104,6 +104,7 @@ func (o *operatorOp) applyOne(b *batch, a *engine.OperatorAction) (int, error) {
 	if err := b.audit(e); err != nil {
 		return 0, fmt.Errorf("store: %s %s: %w", a.Action, a.MessageID, err)
 	}
+	b.messageChanged(a.MessageID)
 	return gen, nil
 }
 

@@ -47,11 +47,7 @@ func (s *Store) openPostgres(ctx context.Context, list []migration) error {
 			return err
 		}
 	}
-	have, err := schemaVersion(ctx, wdb, s.q)
-	if err != nil {
-		return err
-	}
-	if err := checkVersion(have, s.version); err != nil {
+	if err := checkSchema(ctx, wdb, s.q, s.migrations); err != nil {
 		return fmt.Errorf("store: postgres: %w", err)
 	}
 	rdb, err := sqlx.Open("pgx", s.cfg.URL)

@@ -37,6 +37,21 @@ func TestPostgres(t *testing.T) {
 	})
 }
 
+// TestPostgresEvents runs the outbox's conformance suite on PostgreSQL.
+func TestPostgresEvents(t *testing.T) {
+	pgtest.Schema(t) // skips without a server
+	t.Parallel()
+	storetest.ExerciseEvents(t, func(t *testing.T, clock engine.Clock, subs []engine.Subscription) engine.Store {
+		s, err := store.Open(context.Background(), store.Config{Driver: "postgres", URL: pgtest.Schema(t),
+			AuditKey: testKey, Clock: clock, Migrate: true, Subscriptions: subs})
+		if err != nil {
+			t.Fatalf("Open(postgres): %v", err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	})
+}
+
 // instances opens n stores on one fresh schema, as n serve processes would, migrating at once.
 func instances(t *testing.T, n int, clock engine.Clock) []*store.Store {
 	t.Helper()
@@ -399,4 +414,97 @@ func TestPostgresSweepVacuumsWhatItErased(t *testing.T) {
 	if !vacuumed() {
 		t.Fatal("the run that erased a payload did not vacuum the payloads table")
 	}
+}
+
+// TestPostgresInstancesShareEvents delivers one outbox from two instances at once, each changing
+// messages while the other claims: every row is claimed by one instance at a time (never by both
+// while its lease lives), and each message's latest sequence is delivered.
+func TestPostgresInstancesShareEvents(t *testing.T) {
+	url := pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	clock := enginetest.NewFakeClock(now)
+	subs := []engine.Subscription{{Endpoint: "ep", MessageProfiles: []string{"a"}}}
+	st := make([]*store.Store, 2)
+	for i := range st {
+		s, err := store.Open(context.Background(), store.Config{Driver: "postgres", URL: url, AuditKey: testKey,
+			Clock: clock, Migrate: true, Subscriptions: subs})
+		if err != nil {
+			t.Fatalf("Open instance %d: %v", i, err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		st[i] = s
+	}
+	const total = 300
+	for i := range total / 50 {
+		batch := make([]engine.Acceptance, 0, 50)
+		for j := range 50 {
+			batch = append(batch, acceptance(fmt.Sprintf("m%04d", i*50+j), now))
+		}
+		for _, r := range st[i%2].Accept(context.Background(), batch) {
+			if r.Err != nil {
+				t.Fatalf("Accept: %v", r.Err)
+			}
+		}
+	}
+	var mu sync.Mutex
+	holder := map[int64]int{}       // row -> instance holding it now
+	delivered := map[string]int64{} // message -> latest sequence delivered
+	var changes atomic.Int64        // messages claimed for dispatch (one more change each)
+	var wg sync.WaitGroup
+	for i, s := range st {
+		for range 3 {
+			wg.Go(func() {
+				for {
+					// A change of some messages while events are out: their rows take a new sequence.
+					if page, err := s.ClaimPage(context.Background(), now, engine.PageLimits{MaxEntries: 3, MaxBytes: 1 << 20}, time.Minute); err == nil {
+						changes.Add(int64(len(page.Claims)))
+					}
+					cs, err := s.ClaimEvents(context.Background(), "ep", now, 8, time.Minute)
+					if err != nil {
+						t.Errorf("ClaimEvents: %v", err)
+						return
+					}
+					if len(cs) == 0 {
+						return
+					}
+					mu.Lock()
+					for _, c := range cs {
+						if other, held := holder[c.Lease.ID]; held {
+							t.Errorf("row %d claimed by instance %d while instance %d holds it", c.Lease.ID, i, other)
+						}
+						holder[c.Lease.ID] = i
+					}
+					mu.Unlock()
+					for _, c := range cs {
+						// Released in the map only once the store released it: a claim by the other
+						// instance before this finish committed would be found above.
+						if err := s.FinishEvent(context.Background(), engine.EventOutcome{Lease: c.Lease, Sequence: c.Sequence,
+							Delivered: true, Status: 200, At: now}); err != nil {
+							t.Errorf("FinishEvent: %v", err)
+							return
+						}
+						mu.Lock()
+						delete(holder, c.Lease.ID)
+						delivered[c.Subject] = max(delivered[c.Subject], c.Sequence)
+						mu.Unlock()
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+	if len(delivered) != total {
+		t.Fatalf("delivered events of %d messages, want %d", len(delivered), total)
+	}
+	for id, seq := range delivered {
+		m, err := st[0].Message(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seq != m.Sequence {
+			t.Fatalf("%s: delivered sequence %d, the message is at %d", id, seq, m.Sequence)
+		}
+	}
+	t.Logf("%d messages changed while their events were out", changes.Load())
 }

@@ -15,6 +15,7 @@ type queries struct {
 	migrationsCreate      string
 	migrationsVersion     string
 	migrationsApplied     string
+	migrationsList        string
 	migrationsRecord      string
 
 	msg       messageSQL
@@ -26,6 +27,7 @@ type queries struct {
 	operator  operatorSQL
 	operation operationSQL
 	retention retentionSQL
+	events    eventSQL
 }
 
 // newQueries returns the statements of dialect d.
@@ -49,6 +51,7 @@ func newQueries(d *dialect) *queries {
 			name       TEXT    NOT NULL,
 			applied_at BIGINT  NOT NULL)`,
 		migrationsVersion: `SELECT coalesce(max(version), 0) FROM schema_migrations`,
+		migrationsList:    `SELECT version FROM schema_migrations`,
 		migrationsApplied: d.rebind(`SELECT count(*) FROM schema_migrations WHERE version = ?`),
 		migrationsRecord:  d.rebind(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`),
 
@@ -62,5 +65,6 @@ func newQueries(d *dialect) *queries {
 		operator:  newOperatorSQL(d),
 		operation: newOperationSQL(d),
 		retention: newRetentionSQL(d),
+		events:    newEventSQL(d),
 	}
 }

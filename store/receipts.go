@@ -98,6 +98,7 @@ func (b *batch) applyReceipt(id string, report engine.Report, reportedAt int64, 
 		if n == 0 {
 			return false, nil
 		}
+		b.messageChanged(id)
 		return true, b.audit(audit)
 	}
 	args, next := b.auditRow(audit)
@@ -109,6 +110,7 @@ func (b *batch) applyReceipt(id string, report engine.Report, reportedAt int64, 
 		return false, nil
 	}
 	b.chain = next
+	b.messageChanged(id)
 	return true, nil
 }
 

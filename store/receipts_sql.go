@@ -61,11 +61,11 @@ func newReceiptSQL(d *dialect) receiptSQL {
 			continue // no receipt leads there
 		}
 		guard := reportGuard(from)
-		q.applyReport[to] = d.rebind(`UPDATE messages SET report = '` + string(to) + `', reported_at = ?, updated_at = ?
+		q.applyReport[to] = d.rebind(`UPDATE messages SET report = '` + string(to) + `', event_seq = event_seq + 1, reported_at = ?, updated_at = ?
 			WHERE id = ? AND ` + guard)
 		if d.foldWrites {
 			q.applyJournaled[to] = d.rebind(`WITH u AS (
-	UPDATE messages SET report = '` + string(to) + `', reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT)
+	UPDATE messages SET report = '` + string(to) + `', event_seq = event_seq + 1, reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT)
 	WHERE id = CAST(? AS TEXT) AND ` + guard + `
 	RETURNING id
 )` + journalUpdated + `

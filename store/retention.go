@@ -29,6 +29,8 @@ func (s *Store) CountErasable(ctx context.Context, kind engine.EraseKind, cutoff
 		stmts = []string{q.inboxPayloadsCount}
 	case engine.EraseInboxRecords:
 		stmts = []string{q.inboxRecordsCount}
+	case engine.EraseWebhookEvents:
+		stmts = []string{s.q.events.erasableCount}
 	default:
 		return 0, fmt.Errorf("store: count erasable: unknown kind %q", kind)
 	}
@@ -152,6 +154,13 @@ func (o *eraseOp) erase(b *batch) (int, error) {
 		return int(n), err
 	case engine.EraseInboxRecords:
 		n, err := b.execN(o.q.inboxRecordsDelete, cut, limit)
+		return int(n), err
+	case engine.EraseWebhookEvents:
+		var ids []int64
+		if err := b.selectRows(&ids, b.s.q.events.eraseSelect, cut, limit); err != nil || len(ids) == 0 {
+			return 0, err
+		}
+		n, err := b.execIn(b.s.q.events.eraseDelete, ids)
 		return int(n), err
 	}
 	return 0, fmt.Errorf("unknown kind %q", o.b.Kind)

@@ -44,12 +44,14 @@ type messageRow struct {
 	LeaseToken       sql.NullString `db:"lease_token"`
 	LeaseExpiresAt   sql.NullInt64  `db:"lease_expires_at"`
 	SendingSince     sql.NullInt64  `db:"sending_since"`
+	EventSeq         int64          `db:"event_seq"`
 }
 
 // message converts the row to the engine's view, without attempts.
 func (r *messageRow) message() engine.Message {
 	return engine.Message{
 		ID:               r.ID,
+		Sequence:         r.EventSeq,
 		Dispatch:         engine.Dispatch(r.Dispatch),
 		Report:           engine.Report(r.Report),
 		ReportedAt:       timePtr(r.ReportedAt),

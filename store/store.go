@@ -22,15 +22,16 @@ import (
 // On PostgreSQL any number of Stores (one per process) share one database: claims skip the rows
 // another instance locked, and each instance writes its own audit chain.
 type Store struct {
-	cfg     Config
-	log     *slog.Logger
-	clock   engine.Clock
-	d       *dialect
-	q       *queries
-	wdb     *sqlx.DB // the writers' connections, one each
-	rdb     *sqlx.DB // the read pool
-	cdb     *sqlx.DB // the checkpointer's connection (SQLite only)
-	version int      // the schema version this binary expects
+	cfg        Config
+	log        *slog.Logger
+	clock      engine.Clock
+	d          *dialect
+	q          *queries
+	wdb        *sqlx.DB              // the writers' connections, one each
+	rdb        *sqlx.DB              // the read pool
+	cdb        *sqlx.DB              // the checkpointer's connection (SQLite only)
+	migrations []migration           // the embedded migrations: the schema this binary expects
+	msgSubs    []engine.Subscription // the subscriptions that take message.status events
 
 	writers         []*writer
 	sinceCheckpoint int // owned by the only SQLite writer
@@ -74,7 +75,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		clock:      cfg.Clock,
 		d:          d,
 		q:          newQueries(d),
-		version:    len(list),
+		migrations: list,
+		msgSubs:    messageSubscriptions(cfg.Subscriptions),
 		startedAt:  ms(cfg.Clock.Now()),
 		requests:   make(chan *request, maxBatch),
 		accepts:    make(chan *request, maxBatch),
@@ -139,11 +141,7 @@ func (s *Store) openSQLite(ctx context.Context, list []migration) error {
 			return err
 		}
 	}
-	have, err := schemaVersion(ctx, wdb, s.q)
-	if err != nil {
-		return err
-	}
-	if err := checkVersion(have, s.version); err != nil {
+	if err := checkSchema(ctx, wdb, s.q, s.migrations); err != nil {
 		return fmt.Errorf("store: %s: %w", s.cfg.Path, err)
 	}
 	rdb, err := sqlx.Open("sqlite3", s.cfg.readDSN())
@@ -202,11 +200,7 @@ func (s *Store) Ready(ctx context.Context) error {
 		return engine.ErrStoreClosed
 	default:
 	}
-	have, err := schemaVersion(ctx, s.rdb, s.q)
-	if err != nil {
-		return err
-	}
-	return checkVersion(have, s.version)
+	return checkSchema(ctx, s.rdb, s.q, s.migrations)
 }
 
 // WriterStats counts the group-commit writer's work since Open.

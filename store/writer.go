@@ -214,7 +214,7 @@ func (b *batch) fastUnit(fn func() error, clean func(error) bool) error {
 	if b.poison != nil {
 		return b.poison
 	}
-	mark := b.chain
+	mark, events := b.chain, b.eventMark()
 	err := fn()
 	if b.s.d.retryable(err) {
 		// The database aborted the whole transaction (PostgreSQL): the batch runs again.
@@ -224,6 +224,7 @@ func (b *batch) fastUnit(fn func() error, clean func(error) bool) error {
 	if err == nil || clean(err) {
 		if err != nil {
 			b.chain = mark
+			b.undoEvents(events)
 		}
 		return err
 	}
@@ -273,9 +274,10 @@ func (b *batch) unit(fn func() error) error {
 		b.poison = fmt.Errorf("store: savepoint: %w", err)
 		return b.poison
 	}
-	mark := b.chain
+	mark, events := b.chain, b.eventMark()
 	if err := fn(); err != nil {
 		b.chain = mark
+		b.undoEvents(events)
 		if b.s.d.retryable(err) {
 			// A deadlock or serialization failure (PostgreSQL) is not this unit's failure:
 			// the batch runs again as a whole, so no caller sees it.

@@ -99,6 +99,14 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 			session.Companion = &devPeer{PeerID: comp.id, Addrs: comp.addrs, Database: comp.db}
 		}
 	}
+	if spec.Webhooks {
+		rc, err := startBenchReceiver(layout, &session)
+		if err != nil {
+			return nil, err
+		}
+		s.Events, s.EventEndpoint = rc, devWebhookEndpoint
+		stops = append(stops, func() { _ = rc.Close() })
+	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		return nil, err
 	}
@@ -142,10 +150,10 @@ func openBenchReader(ctx context.Context, runtimePath string, db *benchDatabase,
 		}
 		return ""
 	}
-	rt, _, err := loadRuntime(runtimePath, getenv)
+	rt, pkg, err := loadRuntime(runtimePath, getenv)
 	if err != nil {
 		return nil, err
 	}
-	st, _, err := openStore(ctx, rt, engine.SystemClock{}, log, false)
+	st, _, err := openStore(ctx, rt, pkg, engine.SystemClock{}, log, false, nil)
 	return st, err
 }

@@ -54,6 +54,7 @@ func (a *app) benchCommand() *cobra.Command {
 	f.StringVar(&cfg.Database, "database", "", "run on this PostgreSQL database (postgres://…), in a fresh schema per run, instead of SQLite")
 	f.IntVar(&cfg.Instances, "instances", 1, "serve processes sharing the database (more than one needs --database)")
 	f.StringVar(&cfg.Load, "load", "", "wrk: submit from wrk (a separate load generator) instead of the bench's own callers")
+	f.BoolVar(&cfg.Webhooks, "webhooks", false, "subscribe a local receiver to message.status events and report eventsPerSecond and eventLagP99Ms")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -52,7 +53,7 @@ func (a *app) checkCommand() *cobra.Command {
 	var dir string
 	cmd := &cobra.Command{
 		Use:   "check [--package DIR]",
-		Short: "Load a package (and the runtime file with --config) exactly as serve would",
+		Short: "Load a package (and the runtime file with --config) exactly as serve would, compiling every adapter",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var rt *runtime.Runtime
@@ -76,6 +77,9 @@ func (a *app) checkCommand() *cobra.Command {
 				if err := rt.CheckPackage(pkg); err != nil {
 					return err
 				}
+			}
+			if err := checkAdapters(rt, pkg); err != nil {
+				return err
 			}
 			return a.printCheck(dir, pkg)
 		},
@@ -111,11 +115,22 @@ func (a *app) printCheck(dir string, pkg *packages.Package) error {
 	for _, p := range pkg.AccessProfiles {
 		profiles = append(profiles, profileReport{ID: p.ID, Role: p.Role})
 	}
+	providers, senders := providersAndSenders(pkg)
 	if a.json() {
 		return a.printJSON(map[string]any{"ok": true, "package": dir, "digest": pkg.Digest,
-			"templates": templates, "accessProfiles": profiles})
+			"templates": templates, "accessProfiles": profiles, "providers": providers, "senderProfiles": senders})
 	}
 	fmt.Fprintf(a.stdout, "ok: %s\ndigest: %s\n", dir, pkg.Digest)
+	for _, p := range providers {
+		fmt.Fprintf(a.stdout, "provider %s %s\n", p.ID, p.Kind)
+	}
+	for _, sp := range senders {
+		line := fmt.Sprintf("sender profile %s %s → %s", sp.ID, sp.Channel, sp.Provider)
+		if len(sp.FallbackProviders) > 0 {
+			line += " [" + strings.Join(sp.FallbackProviders, ", ") + "]"
+		}
+		fmt.Fprintln(a.stdout, line)
+	}
 	for _, t := range templates {
 		fmt.Fprintf(a.stdout, "template %s %s (%s)\n", t.ID, t.Version, t.Channel)
 		for _, s := range t.Samples {

@@ -116,6 +116,13 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 		defer comp.close()
 		session.Companion = &devPeer{PeerID: comp.id, Addrs: comp.addrs, Database: comp.db}
 	}
+	rcv, err := startDevReceiver(layout, log.With("component", "webhook-receiver"))
+	if err != nil {
+		_ = apiLn.Close()
+		return err
+	}
+	defer rcv.Close()
+	session.WebhookReceiver = &devReceiver{URL: rcv.url, Events: rcv.url + "events", Endpoint: devWebhookEndpoint}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		_ = apiLn.Close()
 		return err
@@ -124,8 +131,8 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 		_ = apiLn.Close()
 		return environment("dev.unwritable", layout.root, err)
 	}
-	fmt.Fprintf(a.stderr, "switchboard dev: API %s, mock gateway %s\nget a token: switchboard dev token %s %s\n",
-		apiURL, session.Gateway, firstSenderClient(pkg), dir)
+	fmt.Fprintf(a.stderr, "switchboard dev: API %s, mock gateway %s, events to %s\nget a token: switchboard dev token %s %s\n",
+		apiURL, session.Gateway, session.WebhookReceiver.URL, firstSenderClient(pkg), dir)
 	if session.Console != "" {
 		fmt.Fprintf(a.stderr, "operator console: %s\n", session.Console)
 	}

@@ -55,7 +55,7 @@ func (a *app) inboxListCommand() *cobra.Command {
 			}
 			// Never migrates: serve may be running on the database, and a command line tool
 			// never builds or upgrades a schema.
-			st, _, err := openStore(cmd.Context(), rt, engine.SystemClock{}, newLogger(a.stderr, a.getenv), false)
+			st, _, err := openStore(cmd.Context(), rt, nil, engine.SystemClock{}, newLogger(a.stderr, a.getenv), false, nil)
 			if err != nil {
 				return err
 			}

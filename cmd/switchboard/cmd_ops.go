@@ -38,7 +38,7 @@ func (a *app) openOps(ctx context.Context) (*opsEnv, error) {
 		return nil, err
 	}
 	clock := engine.SystemClock{}
-	st, _, err := openStore(ctx, rt, clock, newLogger(a.stderr, a.getenv), false)
+	st, _, err := openStore(ctx, rt, pkg, clock, newLogger(a.stderr, a.getenv), false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func (a *app) previewCommand() *cobra.Command {
 			}
 			data, err := packages.DecodeData(raw)
 			if err != nil {
-				return refused("request.invalid", dataFile, "the data file is not valid JSON")
+				return refused("request.invalid", dataFile, "the data file: "+err.Error())
 			}
 			if err := t.ValidateData(data); err != nil {
 				return err

@@ -17,7 +17,7 @@ import (
 
 // retentionPolicy is the runtime file's retention as the engine takes it.
 func retentionPolicy(r runtime.Retention) engine.RetentionPolicy {
-	return engine.RetentionPolicy{PayloadDays: r.PayloadDays, RecordDays: r.RecordDays,
+	return engine.RetentionPolicy{PayloadDays: r.PayloadDays, RecordDays: r.RecordDays, EventDays: r.EventDays,
 		SubmissionReceiptDays: r.SubmissionReceiptDays}
 }
 

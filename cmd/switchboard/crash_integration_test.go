@@ -69,12 +69,17 @@ func TestCrashesLoseNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer gw.Close()
-	session := devSession{API: api, Gateways: map[string]string{"sms-gateway": strings.TrimSuffix(gwURL, "/")}, Clients: clientsOf(pkg)}
+	session := devSession{API: api, Gateways: oneMockForAll(pkg, gwURL), Clients: clientsOf(pkg)}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		t.Fatal(err)
 	}
 	rt, _ := os.ReadFile(layout.runtimePath)
-	rtText := strings.Replace(string(rt), "        kind: http\n", "        kind: http\n        timeoutMilliseconds: 400\n", 1)
+	// The SMS gateway's entry (the package has other http providers): a short timeout, so that a
+	// request the gateway never answers becomes maybe-sent quickly.
+	rtText := strings.Replace(string(rt), "    sms-gateway:\n", "    sms-gateway:\n        timeoutMilliseconds: 400\n", 1)
+	if rtText == string(rt) {
+		t.Fatal("could not set the SMS gateway's timeout")
+	}
 	rtText = strings.Replace(rtText, "metrics: 127.0.0.1:0", `metrics: ""`, 1)
 	if err := os.WriteFile(layout.runtimePath, []byte(rtText), 0o600); err != nil {
 		t.Fatal(err)

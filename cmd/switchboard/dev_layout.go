@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"switchboard/engine/auth"
+	"switchboard/engine/stdwebhook"
 	"switchboard/packages"
 )
 
@@ -51,8 +52,21 @@ type devSession struct {
 	MailDir string `json:"mailDir,omitempty"`
 	// Companion is the second peer, with its own identity and inbox.
 	Companion *devPeer `json:"companion,omitempty"`
+	// WebhookReceiver is the local endpoint subscribed to every event: it checks each
+	// signature and lists the last events it took at Events.
+	WebhookReceiver *devReceiver `json:"webhookReceiver,omitempty"`
+	// webhookEvents are the event types the receiver takes (nil: every type).
+	webhookEvents []string
 
 	dkimDomain string
+}
+
+// devReceiver is the dev event receiver in session.json.
+type devReceiver struct {
+	URL    string `json:"url"`
+	Events string `json:"events"`
+	// Endpoint is its id in the dev runtime file's webhooks.
+	Endpoint string `json:"endpoint"`
 }
 
 // devPeer is the companion peer in session.json.
@@ -85,6 +99,9 @@ func prepareDevDir(dir string) (devPaths, error) {
 			return l, environment("dev.unwritable", l.secrets, err)
 		}
 	}
+	if err := ensureWebhookSecret(filepath.Join(l.secrets, devWebhookSecret)); err != nil {
+		return l, environment("dev.unwritable", l.secrets, err)
+	}
 	secret, err := os.ReadFile(filepath.Join(l.secrets, "callback-secret"))
 	if err != nil {
 		return l, environment("dev.unwritable", l.secrets, err)
@@ -103,6 +120,24 @@ func ensureSecret(path string) error {
 		return fmt.Errorf("random secret: %w", err)
 	}
 	return os.WriteFile(path, []byte(hex.EncodeToString(b[:])), 0o600)
+}
+
+// devWebhookSecret is the dev receiver's whsec_ secret file; devWebhookEndpoint its id.
+const (
+	devWebhookSecret   = "webhook.whsec"
+	devWebhookEndpoint = "dev-receiver"
+)
+
+// ensureWebhookSecret writes a whsec_ secret of 32 random bytes unless the file exists.
+func ensureWebhookSecret(path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return fmt.Errorf("random secret: %w", err)
+	}
+	return os.WriteFile(path, []byte(stdwebhook.EncodeSecret(b[:])), 0o600)
 }
 
 // clientsOf lists each client with the scopes its access profile requires.
@@ -139,6 +174,7 @@ type devRuntime struct {
 	Audit          map[string]string         `yaml:"audit"`
 	Retention      map[string]int            `yaml:"retention"`
 	Console        map[string]any            `yaml:"console,omitempty"`
+	Webhooks       map[string]map[string]any `yaml:"webhooks,omitempty"`
 }
 
 // writeDevRuntime writes the runtime file that binds the package to the dev stand-ins.
@@ -200,6 +236,18 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 				entry["addressBook"] = map[string][]string{s.Companion.PeerID: s.Companion.Addrs}
 			}
 			rt.Providers[p.ID] = entry
+		}
+	}
+	if s.WebhookReceiver != nil {
+		profiles := make([]string, 0, len(pkg.AccessProfiles))
+		for _, ap := range pkg.AccessProfiles {
+			profiles = append(profiles, ap.ID)
+		}
+		rt.Webhooks = map[string]map[string]any{devWebhookEndpoint: {
+			"url": s.WebhookReceiver.URL, "secretRef": "secret:file/" + devWebhookSecret, "accessProfiles": profiles,
+		}}
+		if s.webhookEvents != nil {
+			rt.Webhooks[devWebhookEndpoint]["events"] = s.webhookEvents
 		}
 	}
 	doc, err := yaml.Marshal(rt)

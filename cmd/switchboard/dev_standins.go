@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"switchboard/engine"
+	"switchboard/engine/stdwebhook"
+	"switchboard/engine/webhooks/receiver"
 	"switchboard/packages"
 	"switchboard/providers/peer"
 	"switchboard/providers/smtp/dkimkey"
@@ -120,4 +122,29 @@ func startCompanion(ctx context.Context, l devPaths, protocol string, log *slog.
 func (c *devCompanion) close() {
 	_ = c.provider.Close()
 	_ = c.store.Close()
+}
+
+// devEventReceiver is the dev stack's event endpoint.
+type devEventReceiver struct {
+	*receiver.Receiver
+	url string
+}
+
+// startDevReceiver starts the local endpoint that checks and logs every event (keeping the last
+// 100 for GET /events).
+func startDevReceiver(l devPaths, log *slog.Logger) (*devEventReceiver, error) {
+	secret, err := os.ReadFile(filepath.Join(l.secrets, devWebhookSecret))
+	if err != nil {
+		return nil, environment("dev.unwritable", l.secrets, err)
+	}
+	key, ok := stdwebhook.DecodeSecret(string(secret))
+	if !ok {
+		return nil, refused("dev.invalid", filepath.Join(l.secrets, devWebhookSecret), "not a whsec_ secret; delete it to get a new one")
+	}
+	rc := receiver.New(receiver.Options{Key: key, Keep: 100, KeepData: true, Logger: log})
+	url, err := rc.Start("127.0.0.1:0")
+	if err != nil {
+		return nil, environment("listener.failed", "webhook receiver", err)
+	}
+	return &devEventReceiver{Receiver: rc, url: url}, nil
 }

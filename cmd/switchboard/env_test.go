@@ -20,6 +20,7 @@ import (
 
 	"switchboard/engine/auth"
 	"switchboard/engine/enginetest"
+	"switchboard/packages"
 	"switchboard/providers/httpgw/mockgw"
 )
 
@@ -46,6 +47,9 @@ type envOptions struct {
 	concurrency int
 	// runtime changes the dev runtime file's document before it is loaded.
 	runtime func(doc map[string]any)
+	// webhookURL, when set, subscribes an endpoint at that URL to every access profile (the dev
+	// runtime's dev-receiver, with its secret); the delivery worker runs with the dispatcher.
+	webhookURL string
 }
 
 func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
@@ -86,8 +90,10 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = e.gw.Close() })
-	session := devSession{API: e.srv.URL, Gateways: map[string]string{"sms-gateway": strings.TrimSuffix(gwURL, "/")},
-		Clients: clientsOf(pkg)}
+	session := devSession{API: e.srv.URL, Gateways: oneMockForAll(pkg, gwURL), Clients: clientsOf(pkg)}
+	if opts.webhookURL != "" {
+		session.WebhookReceiver = &devReceiver{URL: opts.webhookURL, Endpoint: devWebhookEndpoint}
+	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +124,13 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		t.Fatal(err)
 	}
 	if opts.dispatch {
-		go func() { defer close(e.done); _ = e.stack.dispatcher.Run(ctx) }()
+		go func() {
+			defer close(e.done)
+			if e.stack.webhooks != nil {
+				go e.stack.webhooks.Run(ctx)
+			}
+			_ = e.stack.dispatcher.Run(ctx)
+		}()
 	} else {
 		close(e.done)
 	}
@@ -245,4 +257,16 @@ func (o *openAPI) check(t *testing.T, schema string, raw []byte) {
 	if err := o.schemas[schema].Validate(v); err != nil {
 		t.Fatalf("body does not match %s: %v\n%s", schema, err, raw)
 	}
+}
+
+// oneMockForAll points every http provider of pkg at one mock gateway, which serves the SMS and
+// the chat endpoints.
+func oneMockForAll(pkg *packages.Package, gwURL string) map[string]string {
+	out := map[string]string{}
+	for _, p := range pkg.Providers {
+		if p.Kind == "http" {
+			out[p.ID] = strings.TrimSuffix(gwURL, "/")
+		}
+	}
+	return out
 }

@@ -92,7 +92,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.dkimCommand(),
 		a.adapterCommand(),
 		a.messagesCommand(), a.auditCommand(), a.retentionCommand(),
-		a.peerCommand(), a.inboxCommand(),
+		a.peerCommand(), a.inboxCommand(), a.webhooksCommand(),
 		a.benchCommand(),
 	)
 	return root

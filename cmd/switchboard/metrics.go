@@ -26,6 +26,8 @@ type metrics struct {
 	refusals  *prometheus.CounterVec
 	inbox     *prometheus.CounterVec
 	retention *prometheus.CounterVec
+	events    *prometheus.CounterVec
+	eventLag  *prometheus.HistogramVec
 }
 
 func newMetrics() *metrics {
@@ -50,8 +52,13 @@ func newMetrics() *metrics {
 			[]string{"provider", "code"}),
 		retention: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_retention_erased_total",
 			Help: "Records erased by retention sweeps, by kind (payloads, records, submission receipts, …)."}, []string{"kind"}),
+		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_webhook_deliveries_total",
+			Help: "Event delivery attempts by endpoint and outcome (delivered, retry, failed)."}, []string{"endpoint", "outcome"}),
+		eventLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "switchboard_webhook_delivery_lag_seconds",
+			Help:    "Time from a change being written to its event being delivered, by endpoint.",
+			Buckets: prometheus.ExponentialBuckets(0.005, 2, 18)}, []string{"endpoint"}),
 	}
-	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.inbox, m.retention,
+	m.reg.MustRegister(m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts, m.refusals, m.inbox, m.retention, m.events, m.eventLag,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -90,6 +97,14 @@ func (m *metrics) observeInboxRefusal(provider, code string) {
 	m.inbox.WithLabelValues(provider, code).Inc()
 }
 
+// observeEvent counts an event delivery attempt, and the lag of a delivered one.
+func (m *metrics) observeEvent(endpoint, outcome string, lag time.Duration) {
+	m.events.WithLabelValues(endpoint, outcome).Inc()
+	if outcome == "delivered" {
+		m.eventLag.WithLabelValues(endpoint).Observe(lag.Seconds())
+	}
+}
+
 // observeErasure counts what one retention batch erased.
 func (m *metrics) observeErasure(kind engine.EraseKind, erased int) {
 	m.retention.WithLabelValues(string(kind)).Add(float64(erased))
@@ -109,6 +124,7 @@ type queueCollector struct {
 	s                                                         *stack
 	entries, bytes, oldestDue, oversized, held, lost, giveWay *prometheus.Desc
 	transactions, requests                                    *prometheus.Desc
+	pendingEvents                                             *prometheus.Desc
 }
 
 func newQueueCollector(s *stack) *queueCollector {
@@ -124,6 +140,8 @@ func newQueueCollector(s *stack) *queueCollector {
 			"Write transactions of the store's group-commit writers.", nil, nil),
 		requests: prometheus.NewDesc("switchboard_store_requests_total",
 			"Write requests those transactions carried (requests / transactions is the mean batch).", nil, nil),
+		pendingEvents: prometheus.NewDesc("switchboard_webhook_events_pending", "Undelivered events by endpoint (one per message and endpoint at most).",
+			[]string{"endpoint"}, nil),
 	}
 }
 
@@ -137,6 +155,7 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.giveWay
 	ch <- c.transactions
 	ch <- c.requests
+	ch <- c.pendingEvents
 }
 
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
@@ -160,4 +179,14 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ws := c.s.store.WriterStats()
 	ch <- prometheus.MustNewConstMetric(c.transactions, prometheus.CounterValue, float64(ws.Batches))
 	ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(ws.Requests))
+	if len(c.s.rt.Webhooks) == 0 {
+		return
+	}
+	pending, err := c.s.store.PendingEvents(ctx)
+	if err != nil {
+		return
+	}
+	for _, w := range c.s.rt.Webhooks {
+		ch <- prometheus.MustNewConstMetric(c.pendingEvents, prometheus.GaugeValue, float64(pending[w.ID]), w.ID)
+	}
 }

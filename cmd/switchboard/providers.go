@@ -2,16 +2,13 @@ package main
 
 import (
 	"log/slog"
-	"net/url"
-	"strings"
 
+	"switchboard/cmd/wiring"
 	"switchboard/engine"
 	"switchboard/engine/runtime"
 	"switchboard/packages"
-	"switchboard/providers/httpgw"
 	"switchboard/providers/peer"
 	"switchboard/providers/smtp"
-	"switchboard/scripting"
 )
 
 // buildProviders connects every provider the package declares, from its runtime settings.
@@ -28,14 +25,14 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 		cfg := rt.Providers[decl.ID]
 		switch decl.Kind {
 		case "http":
-			p, err := newHTTPProvider(decl, cfg, clock, log, m)
+			p, err := newHTTPProvider(rt, decl, clock, log, m, wiring.InboundChannel(pkg, decl.ID))
 			if err != nil {
 				closeAll()
 				return nil, err
 			}
 			out[decl.ID] = p
 		case "peer":
-			p, err := newPeerProvider(decl, cfg, clock, log, m, hooks)
+			p, err := newPeerProvider(decl, cfg, rt.Sandbox, clock, log, m, hooks)
 			if err != nil {
 				closeAll()
 				return nil, err
@@ -56,40 +53,10 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 }
 
 // newHTTPProvider builds an http gateway provider from its package adapter and runtime entry.
-func newHTTPProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, m *metrics) (engine.Provider, error) {
-	h := cfg.HTTP
-	a := decl.Adapter
-	limits := scripting.DefaultLimits()
-	cc := httpgw.Config{
-		ID: decl.ID, ScriptName: a.ScriptPath, Source: a.Source, Method: a.Method,
-		RequestHeaders: a.RequestHeaders, ResponseHeaders: a.ResponseHeaders,
-		ReceiptsCallback: a.TakesCallbacks(), ConcurrencyLimit: a.ConcurrencyLimit,
-		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
-		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
-		Auth: httpgw.Auth{
-			Kind: h.Authentication.Kind, Username: string(h.Authentication.Username.Value()),
-			Password: string(h.Authentication.Password.Value()), Scheme: h.Authentication.Scheme,
-			Header: h.Authentication.Header, Token: string(h.Authentication.Token.Value()),
-			TokenURL: urlString(h.Authentication.TokenURL), ClientID: h.Authentication.ClientID,
-			ClientSecret: string(h.Authentication.ClientSecret.Value()), Scopes: h.Authentication.Scopes,
-		},
-		Limits: limits, Logger: log, Clock: clock,
-		Observer: func(event, class string) { m.observeProvider(decl.ID, event, class) },
-	}
-	if h.ConcurrencyLimit > 0 && (cc.ConcurrencyLimit == 0 || h.ConcurrencyLimit < cc.ConcurrencyLimit) {
-		cc.ConcurrencyLimit = h.ConcurrencyLimit
-	}
-	if h.RatePerSecond > 0 && (cc.RatePerSecond == 0 || h.RatePerSecond < cc.RatePerSecond) {
-		cc.RatePerSecond = h.RatePerSecond
-	}
-	if v := h.CallbackVerifier; v != nil {
-		cc.Verifier = &httpgw.VerifierConfig{Kind: v.Kind, Header: strings.ToLower(v.Header), Encoding: v.Encoding,
-			URL: v.URL, Secret: v.Secret.Value(), Token: string(v.Token.Value()),
-			SignatureMethod: v.SignatureMethod, PublicKey: v.PublicKey}
-	}
-	p, err := httpgw.New(cc)
+func newHTTPProvider(rt *runtime.Runtime, decl *packages.Provider, clock engine.Clock, log *slog.Logger, m *metrics, channel engine.Channel) (engine.Provider, error) {
+	p, err := wiring.NewHTTP(rt, decl, wiring.Options{Clock: clock, Logger: log, Observer: m.observeProvider, InboundChannel: channel})
 	if err != nil {
-		return nil, refused("provider.invalid", "providers/"+decl.ID+"/"+a.ScriptPath, err.Error())
+		return nil, refused("provider.invalid", "providers/"+decl.ID+"/"+decl.Adapter.ScriptPath, err.Error())
 	}
 	return p, nil
 }
@@ -118,7 +85,7 @@ type peerHooks struct {
 }
 
 // newPeerProvider builds a libp2p peer provider from its runtime entry (and adapter, if any).
-func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock engine.Clock, log *slog.Logger, m *metrics, hooks peerHooks) (engine.Provider, error) {
+func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, sandbox runtime.Sandbox, clock engine.Clock, log *slog.Logger, m *metrics, hooks peerHooks) (engine.Provider, error) {
 	pc := cfg.Peer
 	c := peer.Config{ID: decl.ID, IdentityKey: pc.IdentityKey.Value(), Listen: pc.Listen, Protocol: pc.Protocol,
 		Relays: pc.Relays, RelayService: pc.RelayService.Enabled, AddressBook: pc.AddressBook,
@@ -127,18 +94,11 @@ func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, clock
 		MessagesPerMinute: pc.InboxQuota.MessagesPerMinute, BytesPerDay: pc.InboxQuota.BytesPerDay,
 		OnRefused: func(code string) { m.observeInboxRefusal(decl.ID, code) }}
 	if a := decl.Adapter; a != nil {
-		c.Source, c.ScriptName, c.Limits = a.Source, a.ScriptPath, scripting.DefaultLimits()
+		c.Source, c.ScriptName, c.Limits = a.Source, a.ScriptPath, wiring.SandboxLimits(sandbox)
 	}
 	p, err := peer.New(c)
 	if err != nil {
 		return nil, refused("provider.invalid", "providers."+decl.ID, err.Error())
 	}
 	return p, nil
-}
-
-func urlString(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	return u.String()
 }

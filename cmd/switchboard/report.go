@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"switchboard/engine"
-	"switchboard/engine/runtime"
 	"switchboard/packages"
+	"switchboard/packages/yamlwalk"
 )
 
 // diagnostic is one line of a refusal: `error[CODE] PATH: MESSAGE` for people, one object in
@@ -25,6 +25,9 @@ type cliError struct {
 	exit  int
 	diags []diagnostic
 	cause error
+	// reported says the command already printed the failure in full (its -o json document):
+	// report adds nothing, so that stdout holds one JSON document.
+	reported bool
 }
 
 func (e *cliError) Error() string {
@@ -71,20 +74,14 @@ func classify(err error) *cliError {
 	if errors.As(err, &ce) {
 		return ce
 	}
-	var pl *packages.LoadError
-	if errors.As(err, &pl) {
+	// Package and runtime file problems are one type: the closed-YAML walker's.
+	var le *yamlwalk.LoadError
+	if errors.As(err, &le) {
 		exit := exitRefused
-		for _, d := range pl.Diagnostics {
-			if d.Code == "package.unreadable" {
-				exit = exitEnvironment
-			}
+		if le.Environmental() {
+			exit = exitEnvironment
 		}
-		errors.As(fromPackageDiagnostics(exit, pl.Diagnostics), &ce)
-		return ce
-	}
-	var rl *runtime.LoadError
-	if errors.As(err, &rl) {
-		errors.As(fromPackageDiagnostics(runtime.ExitCode(err), rl.Diagnostics), &ce)
+		errors.As(fromPackageDiagnostics(exit, le.Diagnostics), &ce)
 		return ce
 	}
 	var coded interface{ Code() string }
@@ -101,6 +98,9 @@ func classify(err error) *cliError {
 // report prints a failure in the chosen format and returns its exit code.
 func (a *app) report(err error) int {
 	ce := classify(err)
+	if ce.reported && a.json() {
+		return ce.exit
+	}
 	if a.json() {
 		body, _ := json.Marshal(map[string]any{"ok": false, "diagnostics": ce.diags})
 		fmt.Fprintln(a.stdout, string(body))

@@ -84,7 +84,7 @@ func newScaleCluster(tb testing.TB, opts scaleOptions) *scaleCluster {
 			tb.Logf("gateway warnings (tail):\n%s", tail(gwLogs.String(), 4000))
 		}
 	})
-	session := devSession{API: "http://" + apis[0], Gateways: map[string]string{"sms-gateway": strings.TrimSuffix(gwURL, "/")}, Clients: clientsOf(pkg)}
+	session := devSession{API: "http://" + apis[0], Gateways: oneMockForAll(pkg, gwURL), Clients: clientsOf(pkg)}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		tb.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"switchboard/engine/api"
 	"switchboard/engine/auth"
 	"switchboard/engine/runtime"
+	"switchboard/engine/webhooks"
 	"switchboard/packages"
 	"switchboard/store"
 )
@@ -29,6 +30,8 @@ type stack struct {
 	api        *api.Server
 	metrics    *metrics
 	operations *engine.Operations
+	// webhooks delivers the outbox's events (nil without endpoints).
+	webhooks *webhooks.Worker
 }
 
 // loadRuntime loads the runtime file and its package, exactly as serve and check do.
@@ -51,7 +54,10 @@ func loadRuntime(path string, getenv func(string) string) (*runtime.Runtime, *pa
 }
 
 // openStore opens the runtime's database; migrate is true only for serve.
-func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log *slog.Logger, migrate bool) (*store.Store, []byte, error) {
+// pkg gives the webhook subscriptions the store writes events for (nil: none); eventsWritten,
+// when set, is told after each commit that wrote some.
+func openStore(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, clock engine.Clock, log *slog.Logger, migrate bool,
+	eventsWritten func()) (*store.Store, []byte, error) {
 	chainKey, pseudoKey, err := auditKeys(rt.Audit.Key.Value())
 	if err != nil {
 		return nil, nil, refused("runtime.invalid", rt.Path, err.Error())
@@ -61,6 +67,7 @@ func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log
 		Synchronous: rt.Database.Synchronous,
 		AuditKey:    chainKey, Clock: clock, Migrate: migrate, Logger: log,
 		MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes,
+		Subscriptions:   subscriptions(rt, pkg), EventsWritten: eventsWritten,
 	})
 	if err != nil {
 		where := rt.Database.Path
@@ -75,7 +82,11 @@ func openStore(ctx context.Context, rt *runtime.Runtime, clock engine.Clock, log
 // buildStack wires store, providers, dispatcher and API from a loaded runtime.
 func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, log *slog.Logger, clock engine.Clock) (*stack, error) {
 	s := &stack{rt: rt, pkg: pkg, log: log, clock: clock, metrics: newMetrics()}
-	st, pseudoKey, err := openStore(ctx, rt, s.clock, log, true)
+	st, pseudoKey, err := openStore(ctx, rt, pkg, s.clock, log, true, func() {
+		if s.webhooks != nil {
+			s.webhooks.Wake()
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +114,11 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 	if err != nil {
 		s.close()
 		return nil, err
+	}
+	if len(rt.Webhooks) > 0 {
+		s.webhooks = webhooks.New(webhooks.Config{Store: st, Endpoints: webhookEndpoints(rt), Clock: s.clock,
+			Logger: log.With("component", "webhooks"), Observe: s.metrics.observeEvent,
+			PollInterval: rt.Dispatch.PollInterval()})
 	}
 	intake := &engine.Intake{}
 	figures := engine.NewFigures(s.clock, 10*time.Second, 90)
@@ -141,7 +157,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Submitter: submitter, Auth: verifier,
 		Limiter: auth.NewLimiter(s.clock), PseudonymKey: pseudoKey, Receipts: receipts,
 		Clock: s.clock, Logger: log, Ready: st.Ready, Observe: s.metrics.observeRequest,
-		Inbox: st, Journal: st, Operations: s.operations, Figures: figures, VerifyJournal: verifyJournal(st),
+		Inbox: st, GatewayInbox: st, Journal: st, Operations: s.operations, Figures: figures, VerifyJournal: verifyJournal(st),
 		Console: consoleConfig(rt, pkg),
 		SLO: api.SLOSource{Figures: s.dispatcher.Figures, BatchSize: rt.Dispatch.BatchSize,
 			MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes, Concurrency: rt.Dispatch.Concurrency},
@@ -172,6 +188,16 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	dispatchDone := make(chan error, 1)
 	go func() { dispatchDone <- s.dispatcher.Run(ctx) }()
 	go func() { _ = s.operations.Run(ctx) }()
+	webhooksCtx, stopWebhooks := context.WithCancel(ctx)
+	webhooksDone := make(chan struct{})
+	go func() {
+		defer close(webhooksDone)
+		if s.webhooks != nil {
+			s.webhooks.Run(webhooksCtx)
+		}
+	}()
+	// Deliveries in flight end before the store closes, whichever way run returns.
+	defer func() { stopWebhooks(); <-webhooksDone }()
 	s.log.Info("serving", "api", apiLn.Addr().String(), "package", s.pkg.Digest)
 	var runErr error
 	select {

@@ -36,7 +36,12 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 		s.writeProblem(w, r, engine.ErrCallbackUnverified)
 		return
 	}
-	receipts, err := handler.ParseReceipts(r.Context(), r, body)
+	var cb engine.Callback
+	if ch, ok := handler.(engine.CallbackHandler); ok {
+		cb, err = ch.ParseCallback(r.Context(), r, body)
+	} else {
+		cb.Receipts, err = handler.ParseReceipts(r.Context(), r, body)
+	}
 	if err != nil {
 		p := &engine.Problem{Code: engine.CodeCallbackUnreadable, Detail: "the callback could not be read", Err: err}
 		if !errors.Is(err, engine.ErrCallbackUnreadable) {
@@ -45,17 +50,40 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 		s.writeProblem(w, r, p)
 		return
 	}
-	if len(receipts) > 0 {
+	if len(cb.Receipts) > 0 {
 		rec, err := engine.NewReceipts(engine.ReceiptsConfig{Store: s.cfg.Store, Clock: s.cfg.Clock, Logger: s.log})
 		if err == nil {
-			_, err = rec.Record(r.Context(), providerID, receipts)
+			_, err = rec.Record(r.Context(), providerID, cb.Receipts)
 		}
 		if err != nil {
 			s.writeProblem(w, r, &engine.Problem{Code: engine.CodeServiceUnavailable, Detail: "receipts cannot be stored now", Err: err})
 			return
 		}
 	}
+	if len(cb.Inbound) > 0 {
+		if err := s.storeInbound(r, providerID, handler, cb.Inbound); err != nil {
+			s.writeProblem(w, r, err)
+			return
+		}
+	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// storeInbound stores a callback's inbound items in the inbox (each once per provider
+// reference: a repeat answers as the first did). A refused item is 422 callback.unreadable,
+// anything else the store could not do 503.
+func (s *Server) storeInbound(r *http.Request, providerID string, handler engine.ReceiptHandler, items []engine.InboundItem) error {
+	ch, ok := handler.(engine.CallbackHandler)
+	if !ok || s.cfg.GatewayInbox == nil {
+		return engine.NewProblem(engine.CodeServiceUnavailable, "this server keeps no inbox for gateways")
+	}
+	if _, err := s.cfg.GatewayInbox.PutInbound(r.Context(), providerID, ch.InboundChannel(), items); err != nil {
+		if engine.CodeOf(err) == engine.CodeCallbackUnreadable {
+			return err
+		}
+		return &engine.Problem{Code: engine.CodeServiceUnavailable, Detail: "inbound messages cannot be stored now", Err: err}
+	}
+	return nil
 }
 
 // callbackLimiter is a token bucket per provider, so that a flood of forged callbacks costs

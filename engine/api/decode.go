@@ -1,15 +1,16 @@
 package api
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"switchboard/engine"
+	"switchboard/packages/jsonread"
 )
 
 // readBody reads the capped body of a JSON request.
@@ -43,44 +44,48 @@ func readRaw(r *http.Request) ([]byte, error) {
 	return body, nil
 }
 
-// decodeStrict decodes one JSON value into v, refusing unknown members, trailing data and
-// type mismatches. Its problems never echo the submitted values.
-func decodeStrict(body []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return engine.NewProblem(engine.CodeRequestInvalid, describeDecodeError(err))
+// readJSON reads the body of a JSON request and indexes it strictly (docs/api.md): one JSON
+// value, no member name repeated in any object, valid UTF-8.
+func readJSON(r *http.Request) (*jsonread.Doc, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return nil, err
 	}
-	if dec.More() {
-		return engine.NewProblem(engine.CodeRequestInvalid, "the body holds more than one JSON value")
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); err != io.EOF {
-		return engine.NewProblem(engine.CodeRequestInvalid, "the body holds more than one JSON value")
-	}
-	return nil
+	return readDoc(body)
 }
 
-// describeDecodeError names what is wrong (member names and positions) without values.
-func describeDecodeError(err error) string {
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &syn):
-		return "the body is not valid JSON"
-	case errors.As(err, &typ):
-		if typ.Field != "" {
-			return "member " + typ.Field + " has the wrong type"
-		}
-		return "the body has the wrong shape"
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return "the body is empty or cut short"
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		return "unknown member " + strings.TrimPrefix(err.Error(), "json: unknown field ")
-	case strings.Contains(err.Error(), "parsing time"):
-		return "a time member is not RFC 3339"
+// readDoc indexes a request body strictly. A refusal is a request.invalid problem that says
+// what is wrong and at which byte, never what the body holds.
+func readDoc(body []byte) (*jsonread.Doc, error) {
+	doc, err := jsonread.Read(body, jsonread.Strict)
+	if err != nil {
+		return nil, &engine.Problem{Code: engine.CodeRequestInvalid, Detail: bodyDetail(err), Err: err}
 	}
-	return "the body could not be decoded"
+	return doc, nil
+}
+
+// bodyDetail describes a refusal of the reader.
+func bodyDetail(err error) string {
+	var e *jsonread.Error
+	if !errors.As(err, &e) {
+		return "the body is not valid JSON"
+	}
+	at := " (at byte " + strconv.Itoa(e.Offset) + ")"
+	switch e.Reason {
+	case jsonread.Empty:
+		return "the body is empty"
+	case jsonread.Trailing:
+		return "the body holds more than one JSON value" + at
+	case jsonread.Duplicate:
+		return "an object of the body repeats a member name" + at
+	case jsonread.InvalidUTF8:
+		return "a string of the body is not valid UTF-8" + at
+	case jsonread.LoneSurrogate:
+		return "a string of the body escapes a lone UTF-16 surrogate" + at
+	case jsonread.TooDeep:
+		return "the body nests deeper than " + strconv.Itoa(jsonread.MaxDepth) + " levels"
+	}
+	return "the body is not valid JSON" + at
 }
 
 // writeJSON answers a JSON body with a status.

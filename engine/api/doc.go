@@ -3,6 +3,9 @@
 // and rate limits, the refusal of cross-site requests, the OpenAPI document, and the operator
 // console's embedded files (docs/console.md). Handlers decode and encode; the engine decides.
 //
+// Request bodies are read once, strictly, by packages/jsonread, and decoded from its index by
+// hand (members.go, submission_decode.go); problems never repeat submitted text (docs/api.md).
+//
 // It imports engine, engine/auth, packages and the standard library. It must never import a
 // concrete store or provider, goja or libp2p.
 package api

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/base64"
 	"errors"
 	"net/http"
@@ -19,11 +20,18 @@ import (
 // DefaultInboxLimit is the page size of GET /v1/inbox without a limit parameter.
 const DefaultInboxLimit = 100
 
-// InboxEntryView is one received peer message as GET /v1/inbox and `switchboard inbox list
-// -o json` show it.
+// InboxEntryView is one received message as GET /v1/inbox, `switchboard inbox list -o json` and
+// inbox.received events show it.
 type InboxEntryView struct {
-	ID         string    `json:"id"`
-	From       string    `json:"from"`
+	ID string `json:"id"`
+	// Channel is peer, sms, email or chat.
+	Channel string `json:"channel"`
+	// Provider is the provider that received it.
+	Provider string `json:"provider"`
+	// From is the sender's peer id, or its address as the gateway gives it.
+	From string `json:"from"`
+	// To is the address it was sent to: this host's peer id, or the gateway's number or address.
+	To         string    `json:"to"`
 	Protocol   string    `json:"protocol"`
 	MessageID  string    `json:"messageId"`
 	TsMs       uint64    `json:"tsMs"`
@@ -51,8 +59,12 @@ type InboxPage struct {
 // NewInboxEntryView builds the view of one entry. A nil Payload is an erased one (see
 // store.ListInbox); an empty non-nil one is an empty payload.
 func NewInboxEntryView(e *engine.InboxEntry) InboxEntryView {
+	channel := string(e.Channel)
+	if channel == "" {
+		channel = string(engine.ChannelPeer)
+	}
 	v := InboxEntryView{
-		ID: e.ID, From: e.From, Protocol: e.Protocol, MessageID: e.MessageID, TsMs: e.TsMs,
+		ID: e.ID, Channel: channel, Provider: e.Provider, From: e.From, To: e.To, Protocol: e.Protocol, MessageID: e.MessageID, TsMs: e.TsMs,
 		ReceivedAt: e.ReceivedAt.UTC(), PayloadBytes: len(e.Payload),
 		PayloadBase64: base64.StdEncoding.EncodeToString(e.Payload), PayloadErased: e.Payload == nil,
 	}
@@ -81,7 +93,7 @@ func NewInboxPage(entries []engine.InboxEntry, next, after string) InboxPage {
 
 // inbox is GET /v1/inbox?after=CURSOR&limit=N. A bad limit or cursor, an unknown or repeated
 // parameter is 400 request.invalid; a server wired without an inbox answers 404.
-func (s *Server) inbox(w http.ResponseWriter, r *http.Request, _ engine.Caller) {
+func (s *Server) inbox(w http.ResponseWriter, r *http.Request, caller engine.Caller) {
 	if s.cfg.Inbox == nil {
 		s.writeProblem(w, r, engine.NewProblem(engine.CodeRequestNotFound, "this server keeps no inbox"))
 		return
@@ -91,7 +103,7 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, _ engine.Caller) 
 		s.writeProblem(w, r, err)
 		return
 	}
-	entries, next, err := s.cfg.Inbox.ListInbox(r.Context(), after, limit)
+	entries, next, err := s.listInbox(r, caller, after, limit)
 	if err != nil {
 		var p *engine.Problem
 		if !errors.As(err, &p) || p.Code != engine.CodeRequestInvalid {
@@ -101,6 +113,28 @@ func (s *Server) inbox(w http.ResponseWriter, r *http.Request, _ engine.Caller) 
 		return
 	}
 	writeJSON(w, http.StatusOK, NewInboxPage(entries, next, after))
+}
+
+// ProviderInbox is implemented by inboxes that list the entries of some providers only.
+type ProviderInbox interface {
+	// ListInboxOf is ListInbox restricted to the entries received by providers (nil: all).
+	ListInboxOf(ctx context.Context, after string, limit int, providers []string) ([]engine.InboxEntry, string, error)
+}
+
+// listInbox reads a page the caller may read: a receiver whose access profile lists
+// inboxProviders sees the entries of those providers only; operators and other receivers see
+// every entry.
+func (s *Server) listInbox(r *http.Request, caller engine.Caller, after string, limit int) ([]engine.InboxEntry, string, error) {
+	if caller.Role == "receiver" && s.cfg.Package != nil {
+		if ap := s.cfg.Package.AccessProfile(caller.Profile); ap != nil && ap.InboxProviders != nil {
+			pi, ok := s.cfg.Inbox.(ProviderInbox)
+			if !ok {
+				return nil, "", engine.NewProblem(engine.CodeServiceUnavailable, "this inbox cannot be read by provider")
+			}
+			return pi.ListInboxOf(r.Context(), after, limit, ap.InboxProviders)
+		}
+	}
+	return s.cfg.Inbox.ListInbox(r.Context(), after, limit)
 }
 
 // parseInboxQuery reads after (a cursor: an inbox id, case-insensitive) and limit (1 to

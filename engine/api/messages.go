@@ -27,19 +27,17 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request, caller engine.Ca
 		s.writeProblem(w, r, engine.NewProblem(engine.CodeRequestInvalid, "an Idempotency-Key header of 1 to 128 printable ASCII characters is required"))
 		return
 	}
-	body, err := readBody(r)
+	// The body is indexed once: the request is decoded from the index, and the engine hashes
+	// the same index for the idempotency record.
+	body, err := readJSON(r)
 	if err != nil {
 		s.writeProblem(w, r, err)
 		return
 	}
-	req, ok := engine.DecodeSubmitRequest(body)
-	if !ok {
-		// Not the usual shape: the strict decoder decodes it the same way or says what is wrong.
-		req = engine.SubmitRequest{}
-		if err := decodeStrict(body, &req); err != nil {
-			s.writeProblem(w, r, err)
-			return
-		}
+	req, err := decodeSubmission(body.Root())
+	if err != nil {
+		s.writeProblem(w, r, err)
+		return
 	}
 	res, err := s.cfg.Submitter.Submit(r.Context(), caller, key, body, &req)
 	if err != nil {

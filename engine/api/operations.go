@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"switchboard/engine"
+	"switchboard/packages/jsonread"
 )
 
 // POST /v1/operations and GET /v1/operations/{id} (docs/api.md, "Bulk operations"): a bulk
@@ -80,6 +81,35 @@ func NewOperationView(op *engine.Operation) OperationView {
 	return v
 }
 
+// decodeOperationRequest reads the body of POST /v1/operations, refusing unknown members.
+func decodeOperationRequest(root jsonread.Value) (*OperationRequest, error) {
+	req := &OperationRequest{}
+	err := members(root, "", func(name, val jsonread.Value) error {
+		switch string(name.Bytes()) {
+		case "action":
+			return stringMember("action", val, &req.Action)
+		case "outcome":
+			return stringMember("outcome", val, &req.Outcome)
+		case "apply":
+			return boolMember("apply", val, &req.Apply)
+		case "filter":
+			return members(val, "filter", func(name, val jsonread.Value) error {
+				switch string(name.Bytes()) {
+				case "status":
+					return stringMember("filter.status", val, &req.Filter.Status)
+				case "senderProfile":
+					return stringMember("filter.senderProfile", val, &req.Filter.SenderProfile)
+				case "acceptedBefore":
+					return timeMember("filter.acceptedBefore", val, &req.Filter.AcceptedBefore)
+				}
+				return unknownMember("filter", name)
+			})
+		}
+		return unknownMember("", name)
+	})
+	return req, err
+}
+
 // operationAction maps the request's action and outcome to the engine's action.
 func operationAction(req *OperationRequest) (engine.Action, error) {
 	switch req.Action {
@@ -104,17 +134,17 @@ func (s *Server) startOperation(w http.ResponseWriter, r *http.Request, caller e
 		s.writeProblem(w, r, engine.NewProblem(engine.CodeRequestNotFound, "this server runs no bulk operations"))
 		return
 	}
-	body, err := readBody(r)
+	body, err := readJSON(r)
 	if err != nil {
 		s.writeProblem(w, r, err)
 		return
 	}
-	var req OperationRequest
-	if err := decodeStrict(body, &req); err != nil {
+	req, err := decodeOperationRequest(body.Root())
+	if err != nil {
 		s.writeProblem(w, r, err)
 		return
 	}
-	action, err := operationAction(&req)
+	action, err := operationAction(req)
 	if err != nil {
 		s.writeProblem(w, r, err)
 		return

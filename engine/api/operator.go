@@ -5,17 +5,13 @@ import (
 	"net/http"
 
 	"switchboard/engine"
+	"switchboard/packages/jsonread"
 )
 
 // The operator actions of SPEC section 6 over HTTP, for the operator role: applied at once (an
 // API client previews by reading the message view first), journaled with the operator's
 // pseudonym, under the same rules as the command line. A message in another state is refused
 // with 409 message.not-eligible.
-
-// settleRequest is the body of POST /v1/messages/{id}/settle.
-type settleRequest struct {
-	Outcome string `json:"outcome"`
-}
 
 // retry is POST /v1/messages/{id}/retry: failed → queued, new generation. The body is empty
 // or an empty JSON object.
@@ -34,8 +30,11 @@ func readEmptyObject(r *http.Request) error {
 		return err
 	}
 	if len(bytes.TrimSpace(body)) > 0 {
-		var none struct{}
-		return decodeStrict(body, &none)
+		doc, err := readDoc(body)
+		if err != nil {
+			return err
+		}
+		return members(doc.Root(), "", func(name, _ jsonread.Value) error { return unknownMember("", name) })
 	}
 	return nil
 }
@@ -43,17 +42,23 @@ func readEmptyObject(r *http.Request) error {
 // settle is POST /v1/messages/{id}/settle with {"outcome": "sent"|"not-sent"}: unknown →
 // submitted, or unknown → queued with a new generation.
 func (s *Server) settle(w http.ResponseWriter, r *http.Request, caller engine.Caller) {
-	body, err := readBody(r)
+	body, err := readJSON(r)
 	if err != nil {
 		s.writeProblem(w, r, err)
 		return
 	}
-	var req settleRequest
-	if err := decodeStrict(body, &req); err != nil {
+	var outcome string
+	err = members(body.Root(), "", func(name, val jsonread.Value) error {
+		if string(name.Bytes()) == "outcome" {
+			return stringMember("outcome", val, &outcome)
+		}
+		return unknownMember("", name)
+	})
+	if err != nil {
 		s.writeProblem(w, r, err)
 		return
 	}
-	action, err := engine.SettleAction(req.Outcome)
+	action, err := engine.SettleAction(outcome)
 	if err != nil {
 		s.writeProblem(w, r, engine.NewProblem(engine.CodeUnprocessable, "outcome must be sent or not-sent"))
 		return

@@ -5,6 +5,7 @@ import (
 
 	"switchboard/engine"
 	"switchboard/packages"
+	"switchboard/packages/jsonread"
 )
 
 // previewAnswer is the preview route's answer: the rendered parts and, for SMS, their size.
@@ -30,48 +31,43 @@ func (s *Server) preview(w http.ResponseWriter, r *http.Request, caller engine.C
 		s.writeProblem(w, r, engine.NewProblem(engine.CodeTemplateNotFound, "no such template version"))
 		return
 	}
-	body, err := readBody(r)
+	body, err := readJSON(r)
 	if err != nil {
 		s.writeProblem(w, r, err)
 		return
 	}
-	var shape struct {
-		Locale string  `json:"locale"`
-		Data   rawJSON `json:"data"`
-	}
-	if err := decodeStrict(body, &shape); err != nil {
+	var locale string
+	var dataValue jsonread.Value
+	err = members(body.Root(), "", func(name, val jsonread.Value) error {
+		switch string(name.Bytes()) {
+		case "locale":
+			return stringMember("locale", val, &locale)
+		case "data":
+			dataValue = val
+			return nil
+		}
+		return unknownMember("", name)
+	})
+	if err != nil {
 		s.writeProblem(w, r, err)
 		return
 	}
-	raw := []byte(shape.Data)
-	if len(raw) == 0 {
-		raw = []byte("{}")
-	}
-	data, err := packages.DecodeData(raw)
+	data, err := packages.DataOf(dataValue)
 	if err != nil {
-		s.writeProblem(w, r, engine.NewProblem(engine.CodeRequestInvalid, "data is not valid JSON"))
+		s.writeProblem(w, r, engine.ProblemFrom(err, engine.CodeTemplateDataInvalid))
 		return
 	}
 	if err := tmpl.ValidateData(data); err != nil {
 		s.writeProblem(w, r, engine.ProblemFrom(err, engine.CodeTemplateDataInvalid))
 		return
 	}
-	out, err := tmpl.Render(shape.Locale, data)
+	out, err := tmpl.Render(locale, data)
 	if err != nil {
 		s.writeProblem(w, r, engine.ProblemFrom(err, engine.CodeRenderRefused))
 		return
 	}
 	writeJSON(w, http.StatusOK, previewAnswer{
-		Template: engine.TemplateRef{ID: id, Version: version}, Locale: shape.Locale,
+		Template: engine.TemplateRef{ID: id, Version: version}, Locale: locale,
 		Channel: tmpl.Channel, Parts: out.Parts, SMS: out.SMS,
 	})
-}
-
-// rawJSON keeps a member's raw bytes.
-type rawJSON []byte
-
-// UnmarshalJSON keeps a copy of the raw bytes.
-func (j *rawJSON) UnmarshalJSON(b []byte) error {
-	*j = append((*j)[:0], b...)
-	return nil
 }

@@ -62,7 +62,8 @@ func (s *Server) handle(pattern string, m methods) {
 		}
 		if !ok {
 			w.Header().Set("Allow", allow)
-			s.writeProblem(w, r, engine.NewProblem(engine.CodeMethodNotAllowed, "this route does not take "+r.Method))
+			// The method is the caller's text: the answer names the allowed ones instead.
+			s.writeProblem(w, r, engine.NewProblem(engine.CodeMethodNotAllowed, "this route takes only "+allow))
 			return
 		}
 		h(w, r)

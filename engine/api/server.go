@@ -40,6 +40,8 @@ type Config struct {
 	SLO SLOSource
 	// Inbox feeds GET /v1/inbox; nil answers 404 there.
 	Inbox engine.Inbox
+	// GatewayInbox stores the inbound messages gateways post with their callbacks.
+	GatewayInbox engine.GatewayInbox
 	// Observe, when set, is told about every answered request (for metrics).
 	Observe func(route string, status int, d time.Duration)
 

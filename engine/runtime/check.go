@@ -73,6 +73,14 @@ func (r *Runtime) CheckPackage(pkg *packages.Package) error {
 	if r.Console.Enabled {
 		checkConsoleClient(d, at("console.clientId"), r.Console.ClientID, pkg)
 	}
+	for _, w := range r.Webhooks {
+		mem := member("webhooks", w.ID) + ".accessProfiles"
+		for _, id := range w.AccessProfiles {
+			if pkg.AccessProfile(id) == nil {
+				d.add(CodeInvalid, at(mem), mem, "names access profile %s, which the package does not declare", strconv.Quote(id))
+			}
+		}
+	}
 	return d.err()
 }
 

@@ -56,6 +56,9 @@ func TestCheckPackage(t *testing.T) {
 		{name: "rate above the adapter's", runtime: func(s string) string {
 			return strings.Replace(s, "    timeoutMilliseconds: 5000\n", "    timeoutMilliseconds: 5000\n    ratePerSecond: 100.5\n", 1)
 		}, member: "providers.sms-gateway.ratePerSecond", line: 16},
+		{name: "webhook of an unknown access profile", runtime: func(s string) string {
+			return s + "webhooks:\n  app:\n    url: \"https://app.example/e\"\n    secretRef: \"secret:file/webhook\"\n    accessProfiles: [case-notices, nobody]\n"
+		}, member: "webhooks.app.accessProfiles", line: 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -72,7 +75,7 @@ func TestCheckPackage(t *testing.T) {
 			}
 			err := rt.CheckPackage(pkg)
 			ds := diagsOf(t, err)
-			if len(ds) != 1 || ds[0].Member != tc.member || ds[0].Code != CodeInvalid || ds[0].Line != tc.line {
+			if len(ds) != 1 || ds[0].Member != tc.member || ds[0].Code != CodeInvalid || (tc.line != 0 && ds[0].Line != tc.line) {
 				t.Errorf("diagnostics = %v, want one at %s line %d", ds, tc.member, tc.line)
 			}
 			if ExitCode(err) != 1 {

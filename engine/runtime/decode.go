@@ -170,12 +170,13 @@ func (r *reader) decodeDispatch(doc *mapping) Dispatch {
 
 // decodeRetention reads `retention`; recordDays may not be below payloadDays.
 func (r *reader) decodeRetention(doc *mapping) Retention {
-	m := doc.child("retention", "payloadDays", "recordDays", "submissionReceiptDays")
+	m := doc.child("retention", "payloadDays", "recordDays", "submissionReceiptDays", "eventDays")
 	def := DefaultRetention()
 	ret := Retention{
 		PayloadDays:           int(m.integer("payloadDays", int64(def.PayloadDays), 1, 36500)),
 		RecordDays:            int(m.integer("recordDays", int64(def.RecordDays), 1, 36500)),
 		SubmissionReceiptDays: int(m.integer("submissionReceiptDays", int64(def.SubmissionReceiptDays), 1, 36500)),
+		EventDays:             int(m.integer("eventDays", int64(def.EventDays), 1, 36500)),
 	}
 	if ret.RecordDays < ret.PayloadDays {
 		m.fail("recordDays", "must be at least retention.payloadDays")

@@ -1,13 +1,9 @@
 package runtime
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/x509"
-	"encoding/base64"
-	"encoding/pem"
-	"net/url"
 	"strings"
+	"switchboard/engine/pubkey"
 )
 
 // httpAuthKeys are the members of an http provider's authentication, by kind.
@@ -17,6 +13,7 @@ var httpAuthKeys = map[string][]string{
 	AuthStaticAuthorization:     {"kind", "scheme", "tokenRef"},
 	AuthStaticAPIKey:            {"kind", "header", "tokenRef"},
 	AuthOAuth2ClientCredentials: {"kind", "tokenUrl", "clientId", "clientSecretRef", "scopes"},
+	AuthAWSSigV4:                {"kind", "service", "region", "accessKeyIdRef", "secretAccessKeyRef", "sessionTokenRef"},
 }
 
 // verifierKeys are the members of a callback verifier, by kind.
@@ -27,6 +24,11 @@ var verifierKeys = map[string][]string{
 	VerifierPathToken:        {"kind", "tokenRef"},
 	VerifierVonageSignature:  {"kind", "signatureMethod", "secretRef"},
 	VerifierECDSAP256:        {"kind", "publicKey"},
+	VerifierEd25519:          {"kind", "signatureHeader", "timestampHeader", "publicKeyRef"},
+	VerifierSlack:            {"kind", "secretRef"},
+	VerifierMailgun:          {"kind", "secretRef"},
+	VerifierPlivoV3:          {"kind", "url", "secretRef"},
+	VerifierBasic:            {"kind", "usernameRef", "passwordRef"},
 }
 
 // minPathTokenBytes keeps a path token out of guessing range.
@@ -64,6 +66,8 @@ func (r *reader) decodeHTTPAuth(m *mapping, kind string, baseKnown, loopback boo
 	case AuthStaticAPIKey:
 		a.Header = headerName(m, "header")
 		a.Token = r.textSecret(m, "tokenRef")
+	case AuthAWSSigV4:
+		r.decodeSigV4(m, &a)
 	case AuthOAuth2ClientCredentials:
 		if text := m.required("tokenUrl"); text != "" {
 			u, reason := parseRemoteURL(text)
@@ -127,15 +131,8 @@ func (r *reader) decodeVerifier(m *mapping, kind string) *Verifier {
 			m.fail("encoding", "must be hex or base64")
 		}
 		v.Secret = r.textSecret(m, "secretRef")
-	case VerifierTwilio:
-		if text := m.required("url"); text != "" {
-			u, err := url.Parse(text)
-			if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil || strings.Contains(text, "#") {
-				m.fail("url", "must be the absolute http or https callback URL the gateway calls, without user information or fragment")
-			} else {
-				v.URL = text
-			}
-		}
+	case VerifierTwilio, VerifierPlivoV3:
+		v.URL = callbackURLMember(m)
 		v.Secret = r.textSecret(m, "secretRef")
 	case VerifierStandardWebhooks:
 		v.Secret = r.textSecret(m, "secretRef")
@@ -160,6 +157,8 @@ func (r *reader) decodeVerifier(m *mapping, kind string) *Verifier {
 			}
 		}
 		v.Secret = r.textSecret(m, "secretRef")
+	case VerifierEd25519, VerifierSlack, VerifierMailgun, VerifierBasic:
+		r.decodeGatewayVerifier(m, v)
 	case VerifierECDSAP256:
 		if text := m.required("publicKey"); text != "" {
 			der, reason := p256PublicKey(text)
@@ -177,24 +176,15 @@ func (r *reader) decodeVerifier(m *mapping, kind string) *Verifier {
 // and returns its DER, or a reason it is refused.
 func p256PublicKey(text string) ([]byte, string) {
 	const want = "must be an ECDSA P-256 public key: the base64 of a DER SubjectPublicKeyInfo, or a PEM PUBLIC KEY block"
-	var der []byte
-	if block, _ := pem.Decode([]byte(text)); block != nil {
-		if block.Type != "PUBLIC KEY" {
-			return nil, want
-		}
-		der = block.Bytes
-	} else {
-		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(text), ""))
-		if err != nil {
-			return nil, want
-		}
-		der = b
-	}
-	pub, err := x509.ParsePKIXPublicKey(der)
+	key, err := pubkey.P256([]byte(text))
 	if err != nil {
+		if strings.Contains(err.Error(), "PEM block") {
+			return nil, want + " (not a certificate)"
+		}
 		return nil, want
 	}
-	if key, ok := pub.(*ecdsa.PublicKey); !ok || key.Curve != elliptic.P256() {
+	der, err := x509.MarshalPKIXPublicKey(key)
+	if err != nil {
 		return nil, want
 	}
 	return der, ""

@@ -11,7 +11,7 @@ import (
 // providerKeys are the members of a provider connection, by kind.
 var providerKeys = map[string][]string{
 	KindHTTP: {"kind", "baseUrl", "timeoutMilliseconds", "maximumResponseBytes", "concurrencyLimit",
-		"ratePerSecond", "authentication", "callbackVerifier"},
+		"ratePerSecond", "authentication", "callbackVerifier", "parameters"},
 	KindSMTP: {"kind", "host", "port", "tls", "authentication", "dkim", "trustedCaFile", "timeoutMilliseconds"},
 	KindPeer: {"kind", "identityKeyRef", "listen", "protocol", "relays", "relayService", "addressBook",
 		"allowedPeers", "inboxQuota"},
@@ -97,6 +97,7 @@ func (r *reader) decodeHTTP(m *mapping) *HTTPProvider {
 		ConcurrencyLimit:     int(m.integer("concurrencyLimit", 0, 1, 100000)),
 		RatePerSecond:        m.positiveFloat("ratePerSecond"),
 	}
+	h.Parameters = r.decodeParameters(m)
 	loopback := false
 	if text := m.required("baseUrl"); text != "" {
 		u, reason := parseRemoteURL(text)

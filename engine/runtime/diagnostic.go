@@ -2,14 +2,12 @@ package runtime
 
 import (
 	"errors"
-	"fmt"
 	"sort"
-	"strings"
 
-	"switchboard/packages"
+	"switchboard/packages/yamlwalk"
 )
 
-// Diagnostic codes of a runtime file. ExitCode maps them to the exit codes of SPEC section 8.
+// Diagnostic codes of a runtime file. ExitCode maps them to the command line's exit codes.
 const (
 	// CodeInvalid: the file (or a value it references) breaks a rule. Exit 1.
 	CodeInvalid = "runtime.invalid"
@@ -23,44 +21,28 @@ const (
 	CodeSecretInsecure = "secret.insecure"
 )
 
-// Diagnostic is one problem found in a runtime file: packages.Diagnostic, so that the command
-// line prints and encodes package and runtime problems alike. Here Path is the runtime file
-// (absolute), Line is 1-based (0 when unknown) and Member is the dotted member, for example
-// providers.sms-gateway.authentication.tokenRef. Message never contains a value read from the
-// file, the environment or a secret: it names the member instead. String renders SPEC
-// section 8's human form "error[CODE] PATH:LINE: MEMBER: MESSAGE".
-type Diagnostic = packages.Diagnostic
+// Diagnostic is one problem found in a runtime file: the walker's diagnostic, which package
+// problems are too, so that the command line prints and encodes them alike. Here Path is the
+// runtime file (absolute), Line is 1-based (0 when unknown) and Member is the dotted member, for
+// example providers.sms-gateway.authentication.tokenRef. Message never contains a value read
+// from the file, the environment or a secret: it names the member instead. String renders the
+// human form "error[CODE] PATH:LINE: MEMBER: MESSAGE".
+type Diagnostic = yamlwalk.Diagnostic
 
 // LoadError carries every problem Load or CheckPackage found, in file order.
-type LoadError struct {
-	Diagnostics []Diagnostic
-}
+type LoadError = yamlwalk.LoadError
 
-// Error renders one diagnostic per line.
-func (e *LoadError) Error() string {
-	lines := make([]string, len(e.Diagnostics))
-	for i, d := range e.Diagnostics {
-		lines[i] = d.String()
-	}
-	return strings.Join(lines, "\n")
-}
-
-// ExitCode returns the process exit code for err as SPEC section 8 defines it: 0 for nil; 3
-// when every diagnostic is environmental (runtime.unreadable, secret.unreadable); 1 otherwise.
-// A refusal wins over an environmental problem, because the file must be fixed first and
-// waiting for the environment would not help.
+// ExitCode returns the process exit code for err: 0 for nil; 3 when every diagnostic is
+// environmental (runtime.unreadable, secret.unreadable); 1 otherwise. A refusal wins over an
+// environmental problem, because the file must be fixed first and waiting for the environment
+// would not help.
 func ExitCode(err error) int {
 	if err == nil {
 		return 0
 	}
 	var le *LoadError
-	if !errors.As(err, &le) || len(le.Diagnostics) == 0 {
+	if !errors.As(err, &le) || !le.Environmental() {
 		return 1
-	}
-	for _, d := range le.Diagnostics {
-		if d.Code != CodeUnreadable && d.Code != CodeSecretUnreadable {
-			return 1
-		}
 	}
 	return 3
 }
@@ -68,24 +50,21 @@ func ExitCode(err error) int {
 // diagnostics collects problems for one runtime file.
 type diagnostics struct {
 	path string
-	list []Diagnostic
+	yamlwalk.Diagnostics
 }
 
 // add records one problem. Callers must never format a value into msg.
 func (d *diagnostics) add(code string, line int, member, msg string, args ...any) {
-	if len(args) > 0 {
-		msg = fmt.Sprintf(msg, args...)
-	}
-	d.list = append(d.list, Diagnostic{Code: code, Path: d.path, Line: line, Member: member, Message: msg})
+	d.Add(code, d.path, line, member, msg, args...)
 }
 
 // err returns nil without diagnostics, else a *LoadError sorted by line (stable, so problems
 // found on one line keep their order).
 func (d *diagnostics) err() error {
-	if len(d.list) == 0 {
+	if len(d.List) == 0 {
 		return nil
 	}
-	list := append([]Diagnostic(nil), d.list...)
+	list := append([]Diagnostic(nil), d.List...)
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Line < list[j].Line })
 	return &LoadError{Diagnostics: list}
 }

@@ -26,6 +26,8 @@
 //     or a boolean accepts a value built by substitution when the substituted text is one
 //     (port: ${SMTP_PORT:-587}); a literal quoted "587" stays a string and is refused.
 //
-// runtime imports the standard library, go.yaml.in/yaml/v3 and packages (only for
-// CheckPackage). It must never import store, providers, scripting, goja or libp2p.
+// runtime imports the standard library, go.yaml.in/yaml/v3, packages (only for CheckPackage)
+// and the leaf packages engine/pubkey and engine/adapterparam (the key forms and parameter rule
+// it shares with the HTTP gateway provider). It must never import store, providers, scripting,
+// goja or libp2p.
 package runtime

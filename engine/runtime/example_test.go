@@ -152,7 +152,7 @@ func TestLoadDefaults(t *testing.T) {
 	if rt.Dispatch != want {
 		t.Errorf("Dispatch = %+v, want %+v", rt.Dispatch, want)
 	}
-	if rt.Retention != (Retention{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7}) {
+	if rt.Retention != (Retention{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7, EventDays: 7}) {
 		t.Errorf("Retention = %+v", rt.Retention)
 	}
 	wantSandbox := Sandbox{SourceBytes: 65536, StringBytes: 1048576, PrepareMilliseconds: 200,

@@ -122,7 +122,7 @@ func mustMkdir(t *testing.T, p string) {
 
 // sections of a minimal valid runtime file, in document order; doc overrides them.
 var sectionOrder = []string{"apiVersion", "kind", "package", "listen", "database", "secrets",
-	"authentication", "providers", "dispatch", "audit", "retention", "sandbox"}
+	"authentication", "providers", "dispatch", "audit", "retention", "sandbox", "publicUrl"}
 
 var minimalSections = map[string]string{
 	"apiVersion":     "apiVersion: switchboard/v1",

@@ -1,15 +1,12 @@
 package runtime
 
 import (
-	"bytes"
 	"errors"
-	"io"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"switchboard/packages/yamlwalk"
 )
 
 // maxRuntimeFileBytes bounds the runtime file; a real one is a few KiB.
@@ -17,7 +14,7 @@ const maxRuntimeFileBytes = 1 << 20
 
 // topKeys are the members of the runtime document.
 var topKeys = []string{"apiVersion", "kind", "package", "listen", "database", "secrets",
-	"authentication", "providers", "dispatch", "audit", "retention", "sandbox", "console"}
+	"authentication", "providers", "dispatch", "audit", "retention", "sandbox", "console", "publicUrl", "webhooks"}
 
 // Load reads, substitutes, decodes and validates the runtime file at path and resolves every
 // secret it references. getenv is os.Getenv in production (injected for tests); nil means an
@@ -61,6 +58,7 @@ func parse(abs string, data []byte, getenv func(string) string) (*Runtime, error
 	r.secrets = r.decodeSecrets(doc)
 	rt.Package = r.decodePackage(doc)
 	rt.Listen = r.decodeListen(doc)
+	rt.PublicURL = r.decodePublicURL(doc)
 	rt.Database = r.decodeDatabase(doc)
 	rt.Authentication = r.decodeAuthentication(doc)
 	rt.Providers = r.decodeProviders(doc)
@@ -69,49 +67,20 @@ func parse(abs string, data []byte, getenv func(string) string) (*Runtime, error
 	rt.Retention = r.decodeRetention(doc)
 	rt.Sandbox = r.decodeSandbox(doc)
 	rt.Console = r.decodeConsole(doc)
+	rt.Webhooks = r.decodeWebhooks(doc)
 	if err := d.err(); err != nil {
 		return nil, err
 	}
 	return rt, nil
 }
 
-// yamlLine finds the line the YAML library names in its error messages.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
-
 // parseYAML parses exactly one YAML document and returns its root node, or nil after
 // recording why not.
-func parseYAML(data []byte, d *diagnostics) (root *yaml.Node) {
-	defer func() {
-		// The YAML library reports errors by value; a panic would be its bug. Refuse the
-		// file rather than crash the process that loads it.
-		if p := recover(); p != nil {
-			d.add(CodeInvalid, 0, "", "the YAML parser failed on this file")
-			root = nil
-		}
-	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			d.add(CodeInvalid, 0, "", "the runtime file is empty")
-			return nil
-		}
-		msg, line := err.Error(), 0
-		if m := yamlLine.FindStringSubmatch(msg); m != nil {
-			line, _ = strconv.Atoi(m[1])
-			msg = strings.TrimPrefix(msg, m[0])
-		}
-		d.add(CodeInvalid, line, "", "not valid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
+func parseYAML(data []byte, d *diagnostics) *yaml.Node {
+	f := &yamlwalk.File{Path: d.path, Code: CodeInvalid, Diags: &d.Diagnostics}
+	root := f.Parse(data)
+	if root == nil {
 		return nil
-	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		d.add(CodeInvalid, extra.Line, "", "the runtime file must hold exactly one YAML document")
-		return nil
-	}
-	root = &doc
-	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
-		root = root.Content[0]
 	}
 	if n := deref(root); n == nil || n.Kind != yaml.MappingNode {
 		d.add(CodeInvalid, root.Line, "", "the runtime file must be a YAML mapping")

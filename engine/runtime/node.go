@@ -2,10 +2,16 @@ package runtime
 
 import (
 	"math"
-	"strconv"
 
 	"go.yaml.in/yaml/v3"
+
+	"switchboard/packages/yamlwalk"
 )
+
+// The runtime file is walked by the closed-YAML walker the package loader uses too
+// (packages/yamlwalk): closed mappings, lines and members, typed values. This file adapts it
+// to the runtime's needs: ${…} substitution in every value it reads, the member lines that
+// CheckPackage cites, and the names the decode_*.go files call.
 
 // reader walks the YAML node tree of one runtime file, substituting environment variables in
 // the values it reads and recording every problem instead of stopping at the first.
@@ -15,241 +21,106 @@ type reader struct {
 	diags   *diagnostics
 	secrets secretSources
 	lines   map[string]int // member -> line, kept for CheckPackage's diagnostics
+	file    *yamlwalk.File
 }
 
-// mapping is one closed YAML mapping: only the keys it was opened with are allowed.
+// walker is the runtime file as the walker reads it: runtime.invalid problems, ${…} expanded.
+func (r *reader) walker() *yamlwalk.File {
+	if r.file == nil {
+		r.file = &yamlwalk.File{Path: r.diags.path, Code: CodeInvalid, Diags: &r.diags.Diagnostics,
+			Expand: func(s string) (string, bool, error) { return expand(s, r.getenv) }}
+	}
+	return r.file
+}
+
+// mapping is one closed YAML mapping of the runtime file: only the keys it was opened with are
+// allowed. keys and vals are the walker's Keys and Nodes.
 type mapping struct {
-	r      *reader
-	member string // dotted path of the mapping itself, "" for the document
-	line   int    // line of the mapping, or of its parent key when absent
-	keys   []string
-	vals   map[string]*yaml.Node
-	klines map[string]int
+	*yamlwalk.Map
+	r    *reader
+	keys []string
+	vals map[string]*yaml.Node
 }
 
 // member joins a parent member and a key into a dotted member.
-func member(parent, key string) string {
-	if parent == "" {
-		return key
-	}
-	return parent + "." + key
-}
+func member(parent, key string) string { return yamlwalk.Member(parent, key) }
 
-// deref follows aliases (bounded, so a cycle cannot spin) and returns nil for a YAML null.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && i < 16; i++ {
-		n = n.Alias
-	}
-	if n == nil || n.Kind == yaml.AliasNode {
-		return nil
-	}
-	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
-		return nil
-	}
-	return n
-}
+// deref follows aliases and returns nil for a YAML null.
+func deref(n *yaml.Node) *yaml.Node { return yamlwalk.Resolve(n) }
 
 // open reads n as a mapping at member. allowed lists its keys; nil allows any key (a map keyed
 // by ids, such as providers). A nil or null n is an empty mapping located at line.
 func (r *reader) open(n *yaml.Node, memberPath string, line int, allowed []string) *mapping {
-	m := &mapping{r: r, member: memberPath, line: line, vals: map[string]*yaml.Node{}, klines: map[string]int{}}
-	n = deref(n)
-	if n == nil {
-		return m
+	return r.wrap(r.walker().Map(n, memberPath, line, allowed))
+}
+
+func (r *reader) wrap(w *yamlwalk.Map) *mapping {
+	for _, k := range w.Keys {
+		r.lines[w.Sub(k)] = w.KeyLine(k)
 	}
-	m.line = n.Line
-	if n.Kind != yaml.MappingNode {
-		r.diags.add(CodeInvalid, n.Line, memberPath, "must be a mapping")
-		return m
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := deref(n.Content[i])
-		if k == nil || k.Kind != yaml.ScalarNode {
-			r.diags.add(CodeInvalid, n.Content[i].Line, memberPath, "keys must be plain strings")
-			continue
-		}
-		key := k.Value
-		switch {
-		case key == "<<":
-			r.diags.add(CodeInvalid, k.Line, member(memberPath, key), "YAML merge keys are not supported")
-			continue
-		case allowed != nil && !contains(allowed, key):
-			r.diags.add(CodeInvalid, k.Line, member(memberPath, key), "unknown key")
-			continue
-		}
-		if _, dup := m.vals[key]; dup {
-			r.diags.add(CodeInvalid, k.Line, member(memberPath, key), "duplicate key")
-			continue
-		}
-		m.keys = append(m.keys, key)
-		m.vals[key] = n.Content[i+1]
-		m.klines[key] = k.Line
-		r.lines[member(memberPath, key)] = k.Line
-	}
-	return m
+	return &mapping{Map: w, r: r, keys: w.Keys, vals: w.Nodes}
 }
 
 // has reports whether key is present with a non-null value.
-func (m *mapping) has(key string) bool { return deref(m.vals[key]) != nil }
+func (m *mapping) has(key string) bool { return m.Has(key) }
 
 // at returns the member path and line of key (the mapping's line when key is absent).
-func (m *mapping) at(key string) (string, int) {
-	if l, ok := m.klines[key]; ok {
-		return member(m.member, key), l
-	}
-	return member(m.member, key), m.line
-}
+func (m *mapping) at(key string) (string, int) { return m.At(key) }
 
 // fail records a runtime.invalid problem at key.
-func (m *mapping) fail(key, msg string, args ...any) {
-	mem, line := m.at(key)
-	m.r.diags.add(CodeInvalid, line, mem, msg, args...)
-}
+func (m *mapping) fail(key, msg string, args ...any) { m.Fail(key, msg, args...) }
 
 // child opens key as a closed mapping.
 func (m *mapping) child(key string, allowed ...string) *mapping {
-	mem, line := m.at(key)
-	if allowed == nil {
-		allowed = []string{}
-	}
-	return m.r.open(m.vals[key], mem, line, allowed)
+	return m.r.wrap(m.Child(key, allowed...))
 }
 
 // scalar returns key's value after substitution. ok is false when key is absent, null, not a
 // scalar (reported) or fails substitution (reported). used reports a ${…} expression.
-func (m *mapping) scalar(key string) (text string, n *yaml.Node, used, ok bool) {
-	n = deref(m.vals[key])
-	if n == nil {
-		return "", nil, false, false
-	}
-	if n.Kind != yaml.ScalarNode {
-		m.fail(key, "must be a single value, not a list or mapping")
-		return "", nil, false, false
-	}
-	text, used, err := expand(n.Value, m.r.getenv)
-	if err != nil {
-		m.fail(key, "%s", err.Error())
-		return "", nil, used, false
-	}
-	return text, n, used, true
-}
+func (m *mapping) scalar(key string) (text string, n *yaml.Node, used, ok bool) { return m.Scalar(key) }
 
 // str returns key's string value, or "" when absent.
 func (m *mapping) str(key string) string {
-	text, _, _, _ := m.scalar(key)
+	text, _ := m.Text(key)
 	return text
 }
 
 // required returns key's string value, recording "required" when it is absent or empty.
-func (m *mapping) required(key string) string {
-	text, _, _, ok := m.scalar(key)
-	if ok && text == "" {
-		m.fail(key, "must not be empty")
-	}
-	if !ok && !m.has(key) {
-		m.fail(key, "is required")
-	}
-	return text
-}
+func (m *mapping) required(key string) string { return m.RequiredText(key) }
 
-// integer returns key's value as an integer in [lo, hi], or def when absent. A literal must be
-// a YAML integer; a value built by substitution must be decimal digits.
+// integer returns key's value as an integer in [lo, hi], or def when absent or refused. A
+// literal must be a YAML integer; a value built by substitution must be decimal digits.
 func (m *mapping) integer(key string, def, lo, hi int64) int64 {
-	text, n, used, ok := m.scalar(key)
-	if !ok {
-		return def
+	if v, ok := m.Int(key, lo, hi); ok {
+		return v
 	}
-	var v int64
-	var err error
-	if used {
-		v, err = strconv.ParseInt(text, 10, 64)
-	} else if n.ShortTag() == "!!int" {
-		err = n.Decode(&v)
-	} else {
-		err = strconv.ErrSyntax
-	}
-	if err != nil || v < lo || v > hi {
-		m.fail(key, "must be an integer from %d to %d", lo, hi)
-		return def
-	}
-	return v
+	return def
 }
 
-// boolean returns key's value as a boolean, or def when absent.
+// boolean returns key's value as a boolean, or def when absent or refused.
 func (m *mapping) boolean(key string, def bool) bool {
-	text, n, used, ok := m.scalar(key)
-	if !ok {
-		return def
+	if v, ok := m.Bool(key); ok {
+		return v
 	}
-	var v bool
-	var err error
-	if used {
-		v, err = strconv.ParseBool(text)
-	} else if n.ShortTag() == "!!bool" {
-		err = n.Decode(&v)
-	} else {
-		err = strconv.ErrSyntax
-	}
-	if err != nil {
-		m.fail(key, "must be true or false")
-		return def
-	}
-	return v
+	return def
 }
 
 // positiveFloat returns key's value as a finite number above zero, or 0 when absent.
 func (m *mapping) positiveFloat(key string) float64 {
-	text, n, used, ok := m.scalar(key)
-	if !ok {
-		return 0
-	}
-	var v float64
-	var err error
-	if used {
-		v, err = strconv.ParseFloat(text, 64)
-	} else if tag := n.ShortTag(); tag == "!!float" || tag == "!!int" {
-		err = n.Decode(&v)
-	} else {
-		err = strconv.ErrSyntax
-	}
-	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v <= 0 {
+	v, ok := m.Float(key)
+	if ok && !(v > 0 && v < math.Inf(1)) {
 		m.fail(key, "must be a number above 0")
 		return 0
 	}
 	return v
 }
 
-// strings returns key's value as a list of non-empty strings (nil when absent).
+// strings returns key's value as a list of non-empty, distinct strings (nil when absent).
 func (m *mapping) strings(key string) []string {
-	mem, _ := m.at(key)
-	n := deref(m.vals[key])
-	if n == nil {
+	if !m.has(key) {
 		return nil
 	}
-	if n.Kind != yaml.SequenceNode {
-		m.fail(key, "must be a list")
-		return nil
-	}
-	out := make([]string, 0, len(n.Content))
-	for i, item := range n.Content {
-		itemMember := mem + "[" + strconv.Itoa(i) + "]"
-		item = deref(item)
-		if item == nil || item.Kind != yaml.ScalarNode {
-			m.r.diags.add(CodeInvalid, n.Line, itemMember, "must be a non-empty string")
-			continue
-		}
-		text, _, err := expand(item.Value, m.r.getenv)
-		if err != nil {
-			m.r.diags.add(CodeInvalid, item.Line, itemMember, "%s", err.Error())
-			continue
-		}
-		if text == "" {
-			m.r.diags.add(CodeInvalid, item.Line, itemMember, "must be a non-empty string")
-			continue
-		}
-		out = append(out, text)
-	}
-	return out
+	return m.Texts(key)
 }
 
 // secret resolves key's secret reference. required records "is required" when absent.

@@ -23,7 +23,7 @@ func TestPeerInboxMembers(t *testing.T) {
 			[]string{bob, alice}, false, defaults},
 		{"no address book allows no peer", nil, nil, false, defaults},
 		{"any", []string{"    allowedPeers: any"}, nil, true, defaults},
-		{"a list, with the address book beside it", []string{"    allowedPeers: [" + bob + ", " + alice + ", " + bob + "]",
+		{"a list, with the address book beside it", []string{"    allowedPeers: [" + bob + ", " + alice + "]",
 			`    addressBook: {"` + alice + `": ["/ip4/198.51.100.4/tcp/4001"]}`}, []string{bob, alice}, false, defaults},
 		{"an empty list allows no peer", []string{"    allowedPeers: []",
 			`    addressBook: {"` + alice + `": ["/ip4/198.51.100.4/tcp/4001"]}`}, nil, false, defaults},

@@ -1,10 +1,10 @@
 package runtime
 
 import (
-	"encoding/base64"
 	"net/url"
-	"strings"
 	"time"
+
+	"switchboard/engine/stdwebhook"
 )
 
 // Provider kinds, as in the package manifest.
@@ -21,6 +21,8 @@ const (
 	AuthStaticAuthorization     = "static-authorization"
 	AuthStaticAPIKey            = "static-api-key"
 	AuthOAuth2ClientCredentials = "oauth2-client-credentials"
+	// AuthAWSSigV4 signs every request with AWS Signature Version 4.
+	AuthAWSSigV4 = "aws-sigv4"
 )
 
 // Callback verifier kinds (SPEC section 4).
@@ -34,6 +36,16 @@ const (
 	VerifierVonageSignature = "vonage-signature"
 	// VerifierECDSAP256 is SendGrid's signed Event Webhook (ECDSA P-256 over timestamp and body).
 	VerifierECDSAP256 = "ecdsa-p256"
+	// VerifierEd25519 is an Ed25519 signature of "timestamp|body" (Telnyx).
+	VerifierEd25519 = "ed25519"
+	// VerifierSlack is Slack's signing secret scheme (v0= HMAC-SHA256 of v0:timestamp:body).
+	VerifierSlack = "slack"
+	// VerifierMailgun is Mailgun's webhook signing key (HMAC-SHA256 of timestamp+token).
+	VerifierMailgun = "mailgun"
+	// VerifierPlivoV3 is Plivo's X-Plivo-Signature-V3.
+	VerifierPlivoV3 = "plivo-v3"
+	// VerifierBasic is HTTP Basic authentication of the callback.
+	VerifierBasic = "basic"
 )
 
 // Signature methods of vonage-signature (the Vonage dashboard's setting, which must match).
@@ -73,6 +85,9 @@ type HTTPProvider struct {
 	// CallbackVerifier proves delivery reports come from the gateway; nil = no callbacks
 	// accepted.
 	CallbackVerifier *Verifier
+	// Parameters are non-secret values the adapter reads as profile.parameters (an account id,
+	// a region): at most 32, names identifiers, values at most 256 characters. Never nil.
+	Parameters map[string]string
 }
 
 // HTTPAuth is how requests to the gateway are authenticated. Which fields are set depends on
@@ -83,6 +98,8 @@ type HTTPProvider struct {
 //	static-authorization       Scheme (default Bearer), Token (tokenRef)
 //	static-api-key             Header (lower case), Token (tokenRef)
 //	oauth2-client-credentials  TokenURL, ClientID, ClientSecret (clientSecretRef), Scopes
+//	aws-sigv4                  Service, Region, AccessKeyID (accessKeyIdRef), SecretAccessKey
+//	                           (secretAccessKeyRef), SessionToken (sessionTokenRef, optional)
 //
 // Every credential is printable ASCII without surrounding white space: Load refuses a secret
 // file with a trailing newline here rather than let every send fail.
@@ -97,6 +114,9 @@ type HTTPAuth struct {
 	ClientID     string
 	ClientSecret Secret
 	Scopes       []string
+	// Service and Region scope an aws-sigv4 signature (for example sns, eu-west-1).
+	Service, Region                            string
+	AccessKeyID, SecretAccessKey, SessionToken Secret
 }
 
 // Verifier checks provider callbacks. Which fields are set depends on Kind:
@@ -109,6 +129,12 @@ type HTTPAuth struct {
 //	                   in the Vonage dashboard), Secret (the signature secret)
 //	ecdsa-p256         PublicKey (member publicKey: the P-256 key as SendGrid shows it, base64
 //	                   of a DER SubjectPublicKeyInfo, or a PEM PUBLIC KEY block; kept as DER)
+//	ed25519            SignatureHeader, TimestampHeader (lower case), PublicKey (publicKeyRef: the
+//	                   key as Telnyx shows it, base64 of its 32 bytes, or PEM; kept as 32 bytes)
+//	slack              Secret (the app's signing secret)
+//	mailgun            Secret (the webhook signing key)
+//	plivo-v3           URL (the public callback URL), Secret (the auth token)
+//	basic              Username, Password (usernameRef, passwordRef)
 //
 // Secrets and tokens are printable ASCII without surrounding white space (Load refuses a
 // trailing newline, which would make every signature check fail).
@@ -120,8 +146,13 @@ type Verifier struct {
 	Secret          Secret
 	Token           Secret
 	SignatureMethod string
-	// PublicKey is the DER SubjectPublicKeyInfo of an ECDSA P-256 key (not a secret).
+	// PublicKey is the DER SubjectPublicKeyInfo of an ECDSA P-256 key, or the 32 bytes of an
+	// Ed25519 key (not secrets).
 	PublicKey []byte
+	// SignatureHeader and TimestampHeader name the ed25519 headers.
+	SignatureHeader, TimestampHeader string
+	// Username and Password are the basic verifier's credentials.
+	Username, Password Secret
 }
 
 // Key returns the HMAC key of the verifier: for standard-webhooks the bytes the whsec_ secret
@@ -136,17 +167,7 @@ func (v *Verifier) Key() []byte {
 }
 
 // decodeWebhookSecret decodes a Standard Webhooks secret: "whsec_" and standard base64.
-func decodeWebhookSecret(b []byte) ([]byte, bool) {
-	s, ok := strings.CutPrefix(string(b), "whsec_")
-	if !ok {
-		return nil, false
-	}
-	key, err := base64.StdEncoding.DecodeString(s)
-	if err != nil || len(key) == 0 {
-		return nil, false
-	}
-	return key, true
-}
+func decodeWebhookSecret(b []byte) ([]byte, bool) { return stdwebhook.DecodeSecret(string(b)) }
 
 // SMTPProvider connects an smtp provider to its relay.
 type SMTPProvider struct {

@@ -1,6 +1,9 @@
 package runtime
 
-import "time"
+import (
+	"net/url"
+	"time"
+)
 
 // APIVersion and Kind are the envelope every runtime file must carry.
 const (
@@ -29,6 +32,10 @@ type Runtime struct {
 	Path, Dir string
 	Package   PackageRef
 	Listen    Listen
+	// PublicURL is the externally reachable base URL of the API listener (member publicUrl,
+	// optional; always ending with "/"): CallbackURL builds each provider's callback URL from
+	// it. nil when the file has none.
+	PublicURL *url.URL
 	Database  Database
 	// Authentication configures the bearer-token checks of SPEC section 5.
 	Authentication Authentication
@@ -40,6 +47,8 @@ type Runtime struct {
 	Sandbox   Sandbox
 	// Console is the operator console (member `console`); off unless enabled.
 	Console Console
+	// Webhooks are the endpoints that receive events, in file order (docs/webhooks.md).
+	Webhooks []Webhook
 
 	lines map[string]int // member -> line in Path, for CheckPackage's diagnostics
 }
@@ -133,11 +142,13 @@ type Retention struct {
 	PayloadDays           int // default 7
 	RecordDays            int // default 90
 	SubmissionReceiptDays int // default 7
+	// EventDays is how long delivered and failed webhook events are kept (member eventDays).
+	EventDays int // default 7
 }
 
 // DefaultRetention returns the retention used for members the file leaves out.
 func DefaultRetention() Retention {
-	return Retention{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7}
+	return Retention{PayloadDays: 7, RecordDays: 90, SubmissionReceiptDays: 7, EventDays: 7}
 }
 
 // Sandbox holds the script limits in force. The runtime file may lower each SPEC limit

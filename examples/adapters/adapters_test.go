@@ -16,9 +16,9 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"switchboard/cmd/wiring"
 	"switchboard/engine/runtime"
 	"switchboard/packages"
-	"switchboard/providers/httpgw"
 	"switchboard/providers/httpgw/adaptertest"
 )
 
@@ -156,9 +156,9 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 			if err := rt.CheckPackage(pkg); err != nil {
 				t.Fatalf("CheckPackage: %v", err)
 			}
-			p, err := httpgw.New(providerConfig(pkg.Provider(id), rt.Providers[id]))
+			p, err := wiring.NewHTTP(rt, pkg.Provider(id), wiring.Options{})
 			if err != nil {
-				t.Fatalf("httpgw.New: %v", err)
+				t.Fatalf("wiring.NewHTTP: %v", err)
 			}
 			_ = p.Close()
 		})
@@ -185,30 +185,6 @@ templates: []
 accessProfiles:
   - {id: operations, role: operator, clients: [case-system], requiredScopes: [messaging:operate], requestsPerMinute: 60, burst: 10}
 `
-}
-
-// providerConfig builds the provider as cmd/switchboard does, including the verifier members
-// the two added kinds need (SignatureMethod, PublicKey).
-func providerConfig(decl *packages.Provider, cfg *runtime.ProviderConfig) httpgw.Config {
-	h, a := cfg.HTTP, decl.Adapter
-	c := httpgw.Config{
-		ID: decl.ID, ScriptName: a.ScriptPath, Source: a.Source, Method: a.Method,
-		RequestHeaders: a.RequestHeaders, ResponseHeaders: a.ResponseHeaders,
-		ReceiptsCallback: a.Receipts == "callback", ConcurrencyLimit: a.ConcurrencyLimit,
-		RatePerSecond: a.RatePerSecond, IdempotentSubmit: decl.IdempotentSubmit,
-		BaseURL: h.BaseURL, Timeout: h.Timeout, MaximumResponseBytes: h.MaximumResponseBytes,
-		Auth: httpgw.Auth{
-			Kind: h.Authentication.Kind, Username: string(h.Authentication.Username.Value()),
-			Password: string(h.Authentication.Password.Value()), Scheme: h.Authentication.Scheme,
-			Header: h.Authentication.Header, Token: string(h.Authentication.Token.Value()),
-		},
-	}
-	if v := h.CallbackVerifier; v != nil {
-		c.Verifier = &httpgw.VerifierConfig{Kind: v.Kind, Header: v.Header, Encoding: v.Encoding, URL: v.URL,
-			Secret: v.Secret.Value(), Token: string(v.Token.Value()),
-			SignatureMethod: v.SignatureMethod, PublicKey: v.PublicKey}
-	}
-	return c
 }
 
 func write(t *testing.T, path, data string, mode os.FileMode) {

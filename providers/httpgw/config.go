@@ -28,6 +28,8 @@ const (
 	AuthStaticAuthorization    = "static-authorization"
 	AuthStaticAPIKey           = "static-api-key"
 	AuthOAuth2ClientCredential = "oauth2-client-credentials"
+	// AuthAWSSigV4 signs every request with AWS Signature Version 4 (credentials_sigv4.go).
+	AuthAWSSigV4 = "aws-sigv4"
 )
 
 // Observer events. The class argument of an Observer call is given beside each.
@@ -57,6 +59,9 @@ type Config struct {
 	// ReceiptsCallback says the gateway posts delivery reports: the adapter must define receipt,
 	// and accepted outcomes carry report none (else unavailable).
 	ReceiptsCallback bool
+	// InboundChannel is the channel of the inbound messages the gateway posts (sms when empty):
+	// the channel of the package's sender profiles that use the provider.
+	InboundChannel engine.Channel
 	// ConcurrencyLimit caps requests in flight to the gateway; 0 means DefaultConcurrencyLimit.
 	ConcurrencyLimit int
 	// RatePerSecond caps requests started per second; 0 means no limit.
@@ -74,6 +79,13 @@ type Config struct {
 	Auth Auth
 	// Verifier checks callbacks; nil means every callback is unverified.
 	Verifier *VerifierConfig
+	// CallbackURL is the full public URL of this provider's callback route (with the token for
+	// path-token), given to prepare as profile.callbackUrl; empty gives null.
+	CallbackURL string
+	// Parameters are the runtime file's non-secret values for the adapter (an account id, a
+	// region), given to prepare as profile.parameters: at most MaxParameters entries, names
+	// JavaScript identifiers, values at most MaxParameterChars characters.
+	Parameters map[string]string
 	// Limits lowers the sandbox limits; zero members keep scripting.DefaultLimits.
 	Limits scripting.Limits
 	// Logger receives provider and script logs, each with the attribute provider = ID (added
@@ -91,7 +103,8 @@ type Config struct {
 
 // Auth is the credential of an http provider. Only the members its Kind uses are read.
 type Auth struct {
-	// Kind is none, basic, static-authorization, static-api-key or oauth2-client-credentials.
+	// Kind is none, basic, static-authorization, static-api-key, oauth2-client-credentials or
+	// aws-sigv4.
 	Kind string
 	// Username and Password are the basic credentials.
 	Username, Password string
@@ -105,29 +118,40 @@ type Auth struct {
 	TokenURL               string
 	ClientID, ClientSecret string
 	Scopes                 []string
+	// Service, Region, AccessKeyID, SecretAccessKey and SessionToken (optional) configure
+	// aws-sigv4.
+	Service, Region                            string
+	AccessKeyID, SecretAccessKey, SessionToken string
 }
 
 // VerifierConfig configures one callback verifier (SPEC section 4, callbackVerifier).
 type VerifierConfig struct {
-	// Kind is hmac-sha256-body, twilio, standard-webhooks, path-token, vonage-signature or
-	// ecdsa-p256.
+	// Kind is hmac-sha256-body, twilio, standard-webhooks, path-token, vonage-signature,
+	// ecdsa-p256, ed25519, slack, mailgun, plivo-v3 or basic.
 	Kind string
 	// Header carries the hmac-sha256-body signature ("x-signature" when empty).
 	Header string
 	// Encoding of the hmac-sha256-body signature: hex (default) or base64.
 	Encoding string
-	// URL is the public callback URL the twilio scheme signs.
+	// URL is the public callback URL the twilio and plivo-v3 schemes sign.
 	URL string
-	// Secret is the HMAC key (hmac-sha256-body), the auth token (twilio), the whsec_ secret
-	// (standard-webhooks) or the signature secret (vonage-signature).
+	// Secret is the HMAC key (hmac-sha256-body), the auth token (twilio, plivo-v3), the whsec_
+	// secret (standard-webhooks), the signature secret (vonage-signature), the signing secret
+	// (slack) or the webhook signing key (mailgun).
 	Secret []byte
+	// SignatureHeader and TimestampHeader name the ed25519 scheme's headers ("telnyx-signature-
+	// ed25519" and "telnyx-timestamp" when empty, as Telnyx sends them).
+	SignatureHeader, TimestampHeader string
+	// Username and Password are the basic scheme's credentials.
+	Username, Password string
 	// Token is the path-token secret.
 	Token string
 	// SignatureMethod is the vonage-signature hash, as set in the Vonage dashboard: md5hash,
 	// md5, sha1, sha256 or sha512 (the last four are HMACs).
 	SignatureMethod string
-	// PublicKey is the ecdsa-p256 verification key: a DER SubjectPublicKeyInfo, its base64
-	// text (as SendGrid shows it) or a PEM PUBLIC KEY block.
+	// PublicKey is the ecdsa-p256 verification key (a DER SubjectPublicKeyInfo, its base64
+	// text as SendGrid shows it, or a PEM PUBLIC KEY block) or the ed25519 one (the 32 raw
+	// bytes, their base64 as Telnyx shows them, a DER SubjectPublicKeyInfo or a PEM block).
 	PublicKey []byte
 }
 

@@ -23,8 +23,8 @@ type credential interface {
 	apply(ctx context.Context, h http.Header) (string, error)
 	// rejected is told that the gateway answered 401 to a request that carried used.
 	rejected(used string)
-	// ownedHeader is the header the credential sets, which prepare may never set.
-	ownedHeader() string
+	// ownedHeaders are the headers the credential sets, lower case, which prepare may never set.
+	ownedHeaders() []string
 }
 
 // newCredential builds the credential of auth. Kind none is allowed only for a loopback base.
@@ -57,6 +57,8 @@ func newCredential(auth Auth, base *url.URL, client *http.Client, clock engine.C
 		return staticCredential{header: http.CanonicalHeaderKey(auth.Header), value: auth.Token}, nil
 	case AuthOAuth2ClientCredential:
 		return newOAuth2Source(auth, client, clock, timeout)
+	case AuthAWSSigV4:
+		return newSigV4Credential(auth, clock)
 	}
 	return nil, fmt.Errorf("unknown authentication kind %q", auth.Kind)
 }
@@ -75,7 +77,12 @@ func (c staticCredential) apply(_ context.Context, h http.Header) (string, error
 
 func (staticCredential) rejected(string) {}
 
-func (c staticCredential) ownedHeader() string { return strings.ToLower(c.header) }
+func (c staticCredential) ownedHeaders() []string {
+	if c.header == "" {
+		return nil
+	}
+	return []string{strings.ToLower(c.header)}
+}
 
 // isLoopbackHost reports whether host is localhost or a loopback IP address.
 func isLoopbackHost(host string) bool {

@@ -1,10 +1,11 @@
 // Package httpgw is the provider for HTTP gateways (SMS, chat and email APIs) driven by a small
-// JavaScript adapter (SPEC section 3.3).
+// JavaScript adapter (examples/adapters/README.md is the guide to writing one).
 //
 // It owns the whole send path of one http provider: turning an engine.Outbound into the plain
 // input of the adapter's prepare function, validating what prepare returns (the target must stay
 // under the runtime's baseUrl, only declared headers, never runtime-owned ones), adding the
-// credential (none, basic, static authorization, static API key, OAuth 2.0 client credentials),
+// credential (none, basic, static authorization, static API key, OAuth 2.0 client credentials,
+// or an AWS Signature Version 4 over the whole request),
 // performing the request without following redirects under the provider's concurrency limit,
 // rate and timeout, and classifying the answer with the adapter's interpret function or the
 // default table. It also owns the receipt side (engine.ReceiptHandler): the callback verifiers
@@ -20,7 +21,8 @@
 //     it); after any other status → the default table's class, code script.<class>;
 //   - a transport failure before the request was written → transient; after → maybe-sent.
 //
-// httpgw imports engine (types only), scripting, the standard library and x/time/rate. It must
-// never import packages, store, engine/runtime, goja or libp2p: the lead wires resolved values
-// into Config in cmd/.
+// httpgw imports engine (types only), scripting, the standard library, x/time/rate, AWS's SigV4
+// signer (aws-sdk-go-v2's aws/signer/v4, for aws-sigv4) and the leaf packages engine/pubkey and
+// engine/adapterparam. It must never import packages, store, engine/runtime, goja or libp2p:
+// cmd/wiring maps the runtime file's resolved values into Config.
 package httpgw

@@ -35,12 +35,19 @@ func mapMessage(out *engine.Outbound, idempotent bool) map[string]any {
 		"channel": string(out.Channel), "recipient": out.Recipient, "parts": parts, "idempotencyKey": key}
 }
 
-func mapProfile(sp engine.SenderProfileView) map[string]any {
-	var segments any
+func mapProfile(sp engine.SenderProfileView, callbackURL string, params map[string]any) map[string]any {
+	var segments, callback any
 	if sp.MaximumSegments > 0 {
 		segments = sp.MaximumSegments
 	}
-	return map[string]any{"id": sp.ID, "channel": string(sp.Channel), "sender": sp.Sender, "maximumSegments": segments}
+	if callbackURL != "" {
+		callback = callbackURL
+	}
+	if params == nil {
+		params = map[string]any{}
+	}
+	return map[string]any{"id": sp.ID, "channel": string(sp.Channel), "sender": sp.Sender, "maximumSegments": segments,
+		"callbackUrl": callback, "parameters": params}
 }
 
 // TestInputsMatchMaps: the message, profile, response and callback arguments arrive exactly
@@ -68,8 +75,13 @@ func TestInputsMatchMaps(t *testing.T) {
 				t.Errorf("message %s, want %s", got, want)
 			}
 		}
-		if got, want := seen(profileInput(out.SenderProfile)), seen(mapProfile(out.SenderProfile)); got != want {
-			t.Errorf("profile %s, want %s", got, want)
+		for _, extra := range []struct {
+			url    string
+			params map[string]any
+		}{{"", nil}, {"https://sb.example/v1/provider-callbacks/sms", map[string]any{"accountId": "AC1", "region": "eu"}}} {
+			if got, want := seen(profileInput(out.SenderProfile, extra.url, extra.params)), seen(mapProfile(out.SenderProfile, extra.url, extra.params)); got != want {
+				t.Errorf("profile %s, want %s", got, want)
+			}
 		}
 	}
 

@@ -52,7 +52,7 @@ func newOAuth2Source(auth Auth, client *http.Client, clock engine.Clock, timeout
 	return &oauth2Source{auth: auth, client: client, clock: clock, timeout: timeout}, nil
 }
 
-func (s *oauth2Source) ownedHeader() string { return "authorization" }
+func (s *oauth2Source) ownedHeaders() []string { return []string{"authorization"} }
 
 func (s *oauth2Source) apply(ctx context.Context, h http.Header) (string, error) {
 	token, err := s.get(ctx)

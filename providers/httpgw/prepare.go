@@ -74,16 +74,25 @@ func partsInput(parts map[string]string) scripting.Object {
 	return obj
 }
 
-// profileInput is the plain `profile` argument of prepare; maximumSegments is null when unset.
-func profileInput(sp engine.SenderProfileView) scripting.Object {
-	var segments any
+// profileInput is the plain `profile` argument of prepare; maximumSegments is null when unset,
+// callbackUrl null without one. parameters is the provider's (an object, empty when none).
+func profileInput(sp engine.SenderProfileView, callbackURL string, parameters map[string]any) scripting.Object {
+	var segments, callback any
 	if sp.MaximumSegments > 0 {
 		segments = sp.MaximumSegments
 	}
+	if callbackURL != "" {
+		callback = callbackURL
+	}
+	if parameters == nil {
+		parameters = map[string]any{}
+	}
 	return scripting.Object{
+		{Name: "callbackUrl", Value: callback},
 		{Name: "channel", Value: string(sp.Channel)},
 		{Name: "id", Value: sp.ID},
 		{Name: "maximumSegments", Value: segments},
+		{Name: "parameters", Value: parameters},
 		{Name: "sender", Value: sp.Sender},
 	}
 }
@@ -142,9 +151,20 @@ func (p *Provider) resolve(target string) (string, error) {
 // it: absolute URLs, "//host", schemes, backslashes, control characters, fragments and every
 // dot segment, raw or percent-encoded. The resolved URL must keep base's scheme and host and
 // have base's path as a prefix (checked on both the decoded and the escaped path).
+//
+// The one dot form allowed is a leading "./" followed by nothing or by a query: "./" is the
+// baseUrl itself (APIs such as AWS's Query protocol are posted to their root), "./?a=1" the
+// same as "?a=1". An empty target is refused (an adapter that forgot it).
 func resolveTarget(base *url.URL, target string) (*url.URL, error) {
 	if target == "" || len(target) > 2048 {
 		return nil, errors.New("target is empty or longer than 2048 bytes")
+	}
+	if target == "./" {
+		b := *base
+		return &b, nil
+	}
+	if rest, ok := strings.CutPrefix(target, "./?"); ok {
+		target = "?" + rest
 	}
 	for i := 0; i < len(target); i++ {
 		if c := target[i]; c <= ' ' || c == 0x7f || c == '\\' || c == '#' {

@@ -106,6 +106,8 @@ func TestSendRefusesBadPrepareOutput(t *testing.T) {
 		{"root-relative leaves the base path", map[string]any{"target": "/admin"}, CodeTargetRefused},
 		{"other scheme", map[string]any{"target": "javascript:alert(1)"}, CodeTargetRefused},
 		{"empty", map[string]any{"target": ""}, CodeTargetRefused},
+		{"dot then traversal", map[string]any{"target": "./../admin"}, CodeTargetRefused},
+		{"dot then a path", map[string]any{"target": "./m"}, CodeTargetRefused},
 		{"undeclared header", map[string]any{"target": "m", "headers": map[string]any{"x-evil": "1"}}, CodeHeaderRefused},
 		{"runtime-owned header", map[string]any{"target": "m", "headers": map[string]any{"Authorization": "Bearer x"}}, CodeHeaderRefused},
 		{"header with newline", map[string]any{"target": "m", "headers": map[string]any{"x-request-id": "a\r\nX-Evil: 1"}}, CodeHeaderRefused},

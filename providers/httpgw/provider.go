@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -37,14 +38,14 @@ type Provider struct {
 	cred            credential
 	verifier        Verifier
 	slots           chan struct{}
-	limiter         *rate.Limiter // nil without a rate
+	limiter         *rate.Limiter  // nil without a rate
+	parameters      map[string]any // Config.Parameters as the profile argument carries them
 	lastTarget      atomic.Pointer[resolvedTarget]
 	closed          atomic.Bool
 	closeOnce       sync.Once
 }
 
-// New validates cfg, compiles the adapter once (prepare required, interpret optional, receipt
-// required when ReceiptsCallback) and builds the client, credential, verifier, concurrency limit
+// New validates cfg, compiles the adapter once (CompileAdapter's rules) and builds the client, credential, verifier, concurrency limit
 // and rate. A request header the package declares that the runtime owns (authorization, host,
 // content-length, cookie, … and the static-api-key header) is refused here.
 func New(cfg Config) (*Provider, error) {
@@ -58,13 +59,16 @@ func New(cfg Config) (*Provider, error) {
 		responseHeaders: headerSet(cfg.ResponseHeaders),
 		slots:           make(chan struct{}, cfg.ConcurrencyLimit),
 	}
+	if p.parameters, err = parametersInput(cfg.Parameters); err != nil {
+		return nil, fmt.Errorf("httpgw %s: parameters: %w", cfg.ID, err)
+	}
 	p.client, p.transport = newHTTPClient(cfg)
 	if p.cred, err = newCredential(cfg.Auth, cfg.BaseURL, p.client, cfg.Clock, cfg.Timeout); err != nil {
 		return nil, fmt.Errorf("httpgw %s: authentication: %w", cfg.ID, err)
 	}
 	p.requestKeys = make(map[string]string, len(p.requestHeaders))
 	for name := range p.requestHeaders {
-		if runtimeOwnedHeaders[name] || name == p.cred.ownedHeader() || !validHeaderName(name) {
+		if runtimeOwnedHeaders[name] || slices.Contains(p.cred.ownedHeaders(), name) || !validHeaderName(name) {
 			return nil, fmt.Errorf("httpgw %s: request header %q is owned by the runtime or malformed", cfg.ID, name)
 		}
 		p.requestKeys[name] = http.CanonicalHeaderKey(name)
@@ -76,14 +80,7 @@ func New(cfg Config) (*Provider, error) {
 		burst := int(math.Ceil(cfg.RatePerSecond))
 		p.limiter = rate.NewLimiter(rate.Limit(cfg.RatePerSecond), max(1, min(burst, cfg.ConcurrencyLimit)))
 	}
-	required, optional := []string{"prepare"}, []string{"interpret"}
-	if cfg.ReceiptsCallback {
-		required = append(required, "receipt")
-	} else {
-		optional = append(optional, "receipt")
-	}
-	limits := scripting.DefaultLimits().Lower(cfg.Limits)
-	if p.program, err = scripting.Compile(cfg.ScriptName, cfg.Source, required, optional, limits, cfg.Logger); err != nil {
+	if p.program, err = compileAdapter(cfg.ScriptName, cfg.Source, cfg.ReceiptsCallback, cfg.Limits, cfg.Logger); err != nil {
 		return nil, fmt.Errorf("httpgw %s: adapter: %w", cfg.ID, err)
 	}
 	p.hasInterpret = p.program.Has("interpret")
@@ -153,7 +150,8 @@ func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcom
 // fail the same way on the same message.
 func (p *Provider) prepare(ctx context.Context, out *engine.Outbound) (*outgoing, *engine.Outcome) {
 	var po prepareOutput
-	ok, err := p.program.CallInto(ctx, "prepare", &po, messageInput(out, p.cfg.IdempotentSubmit), profileInput(out.SenderProfile))
+	ok, err := p.program.CallInto(ctx, "prepare", &po, messageInput(out, p.cfg.IdempotentSubmit),
+		profileInput(out.SenderProfile, p.cfg.CallbackURL, p.parameters))
 	if err == nil && !ok {
 		err = &outputInvalid{entry: "prepare", reason: "prepare returned null"}
 	}
@@ -239,6 +237,7 @@ func isOutputInvalid(err error) bool {
 
 // Interface guards.
 var (
-	_ engine.Provider       = (*Provider)(nil)
-	_ engine.ReceiptHandler = (*Provider)(nil)
+	_ engine.Provider        = (*Provider)(nil)
+	_ engine.ReceiptHandler  = (*Provider)(nil)
+	_ engine.CallbackHandler = (*Provider)(nil)
 )

@@ -36,7 +36,8 @@ func (p *Provider) VerifyCallback(r *http.Request, token string, body []byte) er
 	return nil
 }
 
-// ParseReceipts runs the adapter's receipt function over a verified callback. The function
+// ParseReceipts runs the adapter's receipt function over a verified callback (for an adapter
+// that defines callback instead, the receipts callback returns: see ParseCallback). The function
 // receives {method, query, form, json, body}: query and form map each name to its first value,
 // form is set when the body is form-encoded and json when it is JSON (else both are null), and
 // body is the raw body as a string. It may return one {providerReference, report, code?}, an
@@ -45,6 +46,11 @@ func (p *Provider) VerifyCallback(r *http.Request, token string, body []byte) er
 // engine.ErrCallbackUnreadable; a script that ran out of time, or a provider closing, returns one
 // wrapping engine.ErrServiceUnavailable (503: the gateway posts the callback again).
 func (p *Provider) ParseReceipts(ctx context.Context, r *http.Request, body []byte) ([]engine.Receipt, error) {
+	if !p.program.Has("receipt") && p.program.Has("callback") {
+		// An adapter with callback only: its receipts (inbound items need ParseCallback).
+		cb, err := p.ParseCallback(ctx, r, body)
+		return cb.Receipts, err
+	}
 	if !p.program.Has("receipt") {
 		p.cfg.Observer(EventCallback, "unreadable")
 		return nil, fmt.Errorf("httpgw %s: adapter has no receipt function: %w", p.cfg.ID, engine.ErrCallbackUnreadable)
@@ -129,6 +135,11 @@ func decodeReceipts(program *scripting.Program, raw json.RawMessage) ([]engine.R
 	if err != nil {
 		return nil, fmt.Errorf("receipt output: %w", err)
 	}
+	return checkReceipts(outs)
+}
+
+// checkReceipts validates decoded receipts and converts them.
+func checkReceipts(outs []receiptOutput) ([]engine.Receipt, error) {
 	if len(outs) > maxReceiptsPerCallback {
 		return nil, fmt.Errorf("receipt output: more than %d receipts", maxReceiptsPerCallback)
 	}

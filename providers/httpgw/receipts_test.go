@@ -12,7 +12,16 @@ import (
 	"switchboard/scripting"
 )
 
+// receiptProvider is a provider running source, whose receipt calls have the default deadline
+// (a loaded machine must not turn a throw into a deadline).
 func receiptProvider(t *testing.T, source string) *Provider {
+	t.Helper()
+	return newTestProvider(t, baseConfig(t, "http://127.0.0.1:1/", source))
+}
+
+// stuckReceiptProvider is a provider running source with a 20 ms receipt deadline, for scripts
+// that never end on their own.
+func stuckReceiptProvider(t *testing.T, source string) *Provider {
 	t.Helper()
 	cfg := baseConfig(t, "http://127.0.0.1:1/", source)
 	cfg.Limits = scripting.Limits{Deadlines: map[string]time.Duration{"receipt": 20 * time.Millisecond}}
@@ -84,7 +93,7 @@ func TestParseReceiptsScriptFailures(t *testing.T) {
 // the answer is service.unavailable (503), so that the gateway posts it again, never unreadable.
 func TestParseReceiptsOutOfTime(t *testing.T) {
 	t.Parallel()
-	p := receiptProvider(t, `function prepare(m,p){return {target:"m"};} function receipt(r){ for(;;){} }`)
+	p := stuckReceiptProvider(t, `function prepare(m,p){return {target:"m"};} function receipt(r){ for(;;){} }`)
 	_, err := p.ParseReceipts(context.Background(), callbackRequest("/cb", "application/json", []byte(`{}`)), []byte(`{}`))
 	if errors.Is(err, engine.ErrCallbackUnreadable) || engine.CodeOf(err) != engine.CodeServiceUnavailable {
 		t.Fatalf("err = %v (code %q), want service.unavailable", err, engine.CodeOf(err))

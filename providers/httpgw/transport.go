@@ -79,6 +79,12 @@ func (p *Provider) exchange(ctx context.Context, req *outgoing) (*answer, *engin
 		return nil, &o
 	}
 	hreq.Header = header
+	if s, ok := p.cred.(requestSigner); ok {
+		if err := s.sign(hreq, req.body); err != nil {
+			o := p.outcome(engine.OutcomeTransient, CodeSigningFailed, err.Error())
+			return nil, &o
+		}
+	}
 	resp, err := p.client.Do(hreq)
 	if err != nil {
 		o := p.transportFailure(ctx, wrote.Load(), err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"switchboard/engine"
 )
@@ -20,6 +21,18 @@ const (
 	// VerifierECDSAP256 is SendGrid's signed Event Webhook (ECDSA P-256 over timestamp and
 	// body; verify_ecdsa.go).
 	VerifierECDSAP256 = "ecdsa-p256"
+	// VerifierEd25519 is an Ed25519 signature of "timestamp|body", as Telnyx signs
+	// (verify_ed25519.go).
+	VerifierEd25519 = "ed25519"
+	// VerifierSlack is Slack's signing secret scheme (v0= HMAC-SHA256; verify_slack.go).
+	VerifierSlack = "slack"
+	// VerifierMailgun is Mailgun's webhook signing key scheme (the body's signature member;
+	// verify_mailgun.go).
+	VerifierMailgun = "mailgun"
+	// VerifierPlivoV3 is Plivo's X-Plivo-Signature-V3 (verify_plivo.go).
+	VerifierPlivoV3 = "plivo-v3"
+	// VerifierBasic is HTTP Basic authentication of the callback (verify_basic.go).
+	VerifierBasic = "basic"
 )
 
 // Verifier proves that a callback request comes from the provider. Implementations live in
@@ -44,6 +57,11 @@ var verifierKinds = map[string]func(VerifierConfig, engine.Clock) (Verifier, err
 	VerifierPathToken:        newPathTokenVerifier,
 	VerifierVonageSignature:  newVonageVerifier,
 	VerifierECDSAP256:        newECDSAVerifier,
+	VerifierEd25519:          newEd25519Verifier,
+	VerifierSlack:            newSlackVerifier,
+	VerifierMailgun:          newMailgunVerifier,
+	VerifierPlivoV3:          newPlivoVerifier,
+	VerifierBasic:            newBasicVerifier,
 }
 
 // NewVerifier builds the verifier cfg describes. A nil cfg gives a verifier that refuses every
@@ -73,4 +91,18 @@ type refuseAll struct{}
 // Verify refuses every request.
 func (refuseAll) Verify(*http.Request, string, []byte) error {
 	return fmt.Errorf("%w: no callback verifier configured", errUnverified)
+}
+
+// checkWindow parses a Unix-seconds timestamp and refuses one further than WebhookTolerance
+// from the clock, either way. It returns when the request says it was sent, and now.
+func checkWindow(clock engine.Clock, name, tsText string) (sent, now time.Time, err error) {
+	ts, err := parseUnixSeconds(tsText)
+	if err != nil {
+		return time.Time{}, time.Time{}, fmt.Errorf("%w: %s: %w", errUnverified, name, err)
+	}
+	now, sent = clock.Now(), time.Unix(ts, 0)
+	if now.Sub(sent) > WebhookTolerance || sent.Sub(now) > WebhookTolerance {
+		return time.Time{}, time.Time{}, fmt.Errorf("%w: %s is outside the %s window", errUnverified, name, WebhookTolerance)
+	}
+	return sent, now, nil
 }

@@ -1,21 +1,17 @@
 package httpgw
 
 import (
-	"bytes"
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/pem"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
 
 	"switchboard/engine"
+	"switchboard/engine/pubkey"
 )
 
 // Headers of the SendGrid Event Webhook signature, checked by the ecdsa-p256 verifier.
@@ -86,39 +82,5 @@ func (v *ecdsaVerifier) Verify(r *http.Request, _ string, body []byte) error {
 }
 
 // ParseP256PublicKey reads an ECDSA P-256 public key given as a DER SubjectPublicKeyInfo, as
-// the base64 of one (how SendGrid shows its verification key), or as a PEM "PUBLIC KEY" block.
-func ParseP256PublicKey(b []byte) (*ecdsa.PublicKey, error) {
-	if len(b) > 0 && b[0] != 0x30 {
-		// Text forms (base64, PEM) may carry surrounding white space; DER is binary, and its
-		// last bytes may happen to be white-space values, so it is never trimmed.
-		b = bytes.TrimSpace(b)
-	}
-	if len(b) == 0 {
-		return nil, errors.New("empty")
-	}
-	der := b
-	if block, _ := pem.Decode(b); block != nil {
-		if block.Type != "PUBLIC KEY" {
-			return nil, fmt.Errorf("PEM block %q is not a PUBLIC KEY", block.Type)
-		}
-		der = block.Bytes
-	} else if b[0] != 0x30 {
-		text := strings.Join(strings.Fields(string(b)), "")
-		decoded, err := base64.StdEncoding.DecodeString(text)
-		if err != nil {
-			if decoded, err = base64.RawStdEncoding.DecodeString(text); err != nil {
-				return nil, errors.New("neither DER, base64 of DER nor PEM")
-			}
-		}
-		der = decoded
-	}
-	pub, err := x509.ParsePKIXPublicKey(der)
-	if err != nil {
-		return nil, fmt.Errorf("not a SubjectPublicKeyInfo: %w", err)
-	}
-	key, ok := pub.(*ecdsa.PublicKey)
-	if !ok || key.Curve != elliptic.P256() {
-		return nil, errors.New("not an ECDSA P-256 key")
-	}
-	return key, nil
-}
+// the base64 of one (how SendGrid shows its verification key), or as a PEM PUBLIC KEY block.
+func ParseP256PublicKey(b []byte) (*ecdsa.PublicKey, error) { return pubkey.P256(b) }

@@ -1,9 +1,6 @@
 package httpgw
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,10 +9,11 @@ import (
 	"time"
 
 	"switchboard/engine"
+	"switchboard/engine/stdwebhook"
 )
 
 // WebhookTolerance is how far a Standard Webhooks timestamp may lie from the clock, either way.
-const WebhookTolerance = 5 * time.Minute
+const WebhookTolerance = stdwebhook.Tolerance
 
 // webhookReplayCapacity bounds the remembered (webhook-id, timestamp) pairs of one provider.
 const webhookReplayCapacity = 1 << 16
@@ -35,14 +33,10 @@ type standardWebhooksVerifier struct {
 }
 
 func newStandardWebhooksVerifier(cfg VerifierConfig, clock engine.Clock) (Verifier, error) {
-	secret := strings.TrimSpace(string(cfg.Secret))
-	secret = strings.TrimPrefix(secret, "whsec_")
-	key, err := base64.StdEncoding.DecodeString(secret)
-	if err != nil {
+	// The prefix may be left out here (the runtime file requires it).
+	key, ok := stdwebhook.DecodeSecret("whsec_" + strings.TrimPrefix(strings.TrimSpace(string(cfg.Secret)), "whsec_"))
+	if !ok {
 		return nil, errors.New("secret is not whsec_<base64>")
-	}
-	if len(key) == 0 {
-		return nil, errors.New("secret is empty")
 	}
 	return &standardWebhooksVerifier{key: key, clock: clock, seen: newReplayCache(webhookReplayCapacity)}, nil
 }
@@ -76,43 +70,13 @@ func (v *standardWebhooksVerifier) Verify(r *http.Request, _ string, body []byte
 	if err != nil {
 		return err
 	}
-	mac := hmac.New(sha256.New, v.key)
-	mac.Write([]byte(id))
-	mac.Write([]byte{'.'})
-	mac.Write([]byte(tsText))
-	mac.Write([]byte{'.'})
-	mac.Write(body)
-	if !anyV1SignatureMatches(sigs, mac.Sum(nil)) {
+	if !stdwebhook.AnyMatches(sigs, stdwebhook.MAC(v.key, id, tsText, body)) {
 		return fmt.Errorf("%w: no v1 signature matches", errUnverified)
 	}
 	if !v.seen.add(id+"\x00"+tsText, sent.Add(WebhookTolerance), now) {
 		return fmt.Errorf("%w: webhook-id and timestamp already seen, or replay memory full", errUnverified)
 	}
 	return nil
-}
-
-// anyV1SignatureMatches compares want with every v1 entry of a webhook-signature header. Every
-// entry is compared (no early exit) so that timing does not tell which one matched.
-func anyV1SignatureMatches(header string, want []byte) bool {
-	entries := strings.Fields(header)
-	if len(entries) > 16 {
-		return false
-	}
-	matched := false
-	for _, entry := range entries {
-		version, sig, ok := strings.Cut(entry, ",")
-		if !ok || version != "v1" {
-			continue
-		}
-		got, err := base64.StdEncoding.Strict().DecodeString(sig)
-		if err != nil {
-			continue
-		}
-		if hmac.Equal(got, want) {
-			matched = true
-		}
-	}
-	return matched
 }
 
 // singleHeader returns the one value of a header, refusing none or several.

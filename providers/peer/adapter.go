@@ -50,7 +50,7 @@ type interpretOutput struct {
 // newAdapter compiles the adapter once: prepare required, interpret optional.
 func newAdapter(cfg resolved) (*adapter, error) {
 	limits := scripting.DefaultLimits().Lower(cfg.Limits)
-	program, err := scripting.Compile(cfg.ScriptName, cfg.Source, []string{"prepare"}, []string{"interpret"},
+	program, err := scripting.Compile(cfg.ScriptName, cfg.Source, peerAdapterRequired, peerAdapterOptional,
 		limits, cfg.Logger)
 	if err != nil {
 		return nil, fmt.Errorf("adapter: %w", err)

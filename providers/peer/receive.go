@@ -81,6 +81,9 @@ func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error
 	admitted, undo := p.buckets.take(from, now)
 	var ackErr error
 	res, err := p.cfg.Inbox.PutInbox(ctx, engine.InboxEntry{
+		Channel:    engine.ChannelPeer,
+		Provider:   p.cfg.ID,
+		To:         s.Conn().LocalPeer().String(),
 		From:       from.String(),
 		Protocol:   p.cfg.Protocol,
 		MessageID:  env.MessageID,

@@ -1,3 +1,4 @@
+// @ts-check
 // Adapter for SendGrid Mail Send v3, carrying the email channel, with the signed Event Webhook.
 //
 // Request:  POST <baseUrl>mail/send (baseUrl https://api.sendgrid.com/v3/), JSON
@@ -25,6 +26,11 @@ var REPORTS = {
   dropped: "undelivered"
 };
 
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   var content = [{type: "text/plain", value: message.parts.text}];
   if (typeof message.parts.html === "string" && message.parts.html !== "") {
@@ -54,6 +60,10 @@ function lookup(table, key) {
   return typeof key === "string" && Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
 }
 
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   var status = response.status;
   if (status >= 200 && status < 300) {
@@ -104,6 +114,10 @@ function oneEvent(e) {
   return out;
 }
 
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.Receipt | Switchboard.Receipt[] | null}
+ */
 function receipt(request) {
   var events = request.json;
   if (!Array.isArray(events)) {

@@ -1,3 +1,4 @@
+// @ts-check
 // Adapter for a generic JSON SMS gateway that signs its webhooks with Standard Webhooks.
 //
 // Request:  POST <baseUrl>messages, JSON {"to", "from", "text", "clientReference"} with
@@ -21,6 +22,11 @@ var REPORTS = {
   "message.expired": "undelivered"
 };
 
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   var headers = {"content-type": "application/json"};
   if (message.idempotencyKey !== null) {
@@ -55,6 +61,10 @@ function code(raw, fallback) {
   return ("gateway." + text.replace(/[^A-Za-z0-9.:-]/g, "-")).substring(0, 64);
 }
 
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   var status = response.status;
   var body = response.body;
@@ -94,6 +104,10 @@ function oneEvent(e) {
   return out;
 }
 
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.Receipt | Switchboard.Receipt[] | null}
+ */
 function receipt(request) {
   var body = request.json;
   if (!Array.isArray(body)) {

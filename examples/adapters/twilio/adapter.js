@@ -1,3 +1,4 @@
+// @ts-check
 // Adapter for Twilio Programmable Messaging (SMS).
 //
 // Request:  POST <baseUrl>Messages.json, form-encoded {To, From | MessagingServiceSid, Body,
@@ -6,8 +7,11 @@
 // Answer:   201 {"sid": "SM…", "status": "queued", …}; an error is
 //           {"code": 21211, "message": "…", "more_info": "…", "status": 400}.
 // Callback: form POST {MessageSid, MessageStatus, ErrorCode?, …}, signed with
-//           X-Twilio-Signature (the runtime's `twilio` verifier checks it before receipt runs).
+//           X-Twilio-Signature (the runtime's `twilio` verifier checks it before callback runs).
 //           Callbacks may come twice or out of order; the store only moves a report forward.
+// Inbound:  an SMS to the number, posted to the same URL when the number's messaging webhook
+//           names it: form POST {MessageSid, From, To, Body, SmsStatus: "received", …}, signed
+//           the same way. Twilio retries it with the same MessageSid; the store keeps it once.
 
 // Where Twilio posts status callbacks for each message. Leave it empty when the sender is a
 // Messaging Service (MG…) whose status callback URL is set in the Twilio console; otherwise
@@ -21,6 +25,11 @@ var TRANSIENT_CODES = {
   "21611": true  // this sender has too many queued messages
 };
 
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   var form = {To: message.recipient, Body: message.parts.text};
   if (/^MG[0-9a-fA-F]{32}$/.test(profile.sender)) {
@@ -48,6 +57,10 @@ function lookup(table, key) {
   return typeof key === "string" && Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
 }
 
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   var status = response.status;
   var body = response.body;
@@ -81,11 +94,8 @@ var REPORTS = {
   canceled: "undelivered"
 };
 
-function receipt(request) {
-  var form = request.form;
-  if (!isObject(form) || typeof form.MessageSid !== "string" || form.MessageSid === "") {
-    throw new Error("a Twilio status callback is a form with MessageSid");
-  }
+// statusReport reads a status callback (it carries MessageStatus).
+function statusReport(form) {
   var report = lookup(REPORTS, form.MessageStatus);
   if (report === undefined) {
     return null;
@@ -97,4 +107,33 @@ function receipt(request) {
       "twilio." + form.ErrorCode : "twilio." + form.MessageStatus;
   }
   return out;
+}
+
+// inboundMessage reads an incoming SMS (no MessageStatus; From, To and Body).
+function inboundMessage(form) {
+  if (typeof form.From !== "string" || form.From === "" || typeof form.Body !== "string") {
+    throw new Error("an incoming Twilio message carries From and Body");
+  }
+  return {
+    from: form.From,
+    to: typeof form.To === "string" ? form.To : "",
+    text: form.Body,
+    providerReference: form.MessageSid
+  };
+}
+
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.CallbackResult | null}
+ */
+function callback(request) {
+  var form = request.form;
+  if (!isObject(form) || typeof form.MessageSid !== "string" || form.MessageSid === "") {
+    throw new Error("a Twilio callback is a form with MessageSid");
+  }
+  if (typeof form.MessageStatus === "string") {
+    var report = statusReport(form);
+    return report === null ? null : {receipts: [report]};
+  }
+  return {inbound: [inboundMessage(form)]};
 }

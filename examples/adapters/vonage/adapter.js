@@ -1,3 +1,4 @@
+// @ts-check
 // Adapter for the Vonage SMS API.
 //
 // Request:  POST <baseUrl>sms/json (baseUrl https://rest.nexmo.com/), form-encoded
@@ -10,6 +11,10 @@
 // Callback: a delivery receipt per part (POST form or POST-JSON), signed with sig and timestamp
 //           (the runtime's vonage-signature verifier checks them before receipt runs):
 //           {messageId, status, err-code, msisdn, to, client-ref, message-timestamp, …}.
+// Inbound:  an SMS to the virtual number, posted to the same URL when the number's inbound
+//           webhook names it (POST form or POST-JSON, signed the same way):
+//           {msisdn (the sender), to, messageId, text, type, keyword, message-timestamp, …}.
+//           Vonage posts it again until it gets a 200; the store keeps one per messageId.
 //
 // Provider references: the Vonage message id of the first part, normalised the same way in
 // interpret and receipt (upper case, leading zeros dropped). Relays that pass SMPP receipts on
@@ -53,6 +58,11 @@ function digitsOnly(number) {
   return /^\+[0-9]{6,15}$/.test(number) ? number.substring(1) : number;
 }
 
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   var form = {
     from: digitsOnly(profile.sender), // alphanumeric senders pass as they are
@@ -95,6 +105,10 @@ function text(v) {
   return typeof v === "number" ? String(v) : typeof v === "string" ? v : "";
 }
 
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   var status = response.status;
   if (status !== 200) {
@@ -124,6 +138,7 @@ function interpret(response) {
     }
   }
   if (taken !== null) {
+    /** @type {Switchboard.Interpretation} */
     var out = {outcome: "accepted"};
     var ref = normalizeReference(taken["message-id"]);
     if (ref !== "") {
@@ -141,15 +156,8 @@ function interpret(response) {
   return {outcome: "permanent", code: statusCode};
 }
 
-function receipt(request) {
-  var p = isObject(request.form) ? request.form : isObject(request.json) ? request.json : request.query;
-  if (!isObject(p) || normalizeReference(text(p.messageId)) === "") {
-    throw new Error("a Vonage delivery receipt carries messageId");
-  }
-  var status = text(p.status);
-  if (status === "") {
-    return null; // not a delivery receipt (an inbound SMS sent to the same URL)
-  }
+// deliveryReceipt reads a delivery receipt (it carries status).
+function deliveryReceipt(p, status) {
   var report = lookup(REPORTS, status);
   if (report === undefined) {
     return null; // "unknown": the carrier gave no final word; the report stays where it is
@@ -160,4 +168,36 @@ function receipt(request) {
     out.code = /^[0-9]{1,6}$/.test(err) ? "vonage.dlr-" + err : "vonage.dlr-" + status;
   }
   return out;
+}
+
+// inboundMessage reads an inbound SMS (no status; msisdn and text). message-timestamp is UTC,
+// written "YYYY-MM-DD HH:MM:SS".
+function inboundMessage(p) {
+  var from = text(p.msisdn);
+  if (from === "" || typeof p.text !== "string") {
+    throw new Error("an inbound Vonage SMS carries msisdn and text");
+  }
+  var out = {from: from, to: text(p.to), text: p.text, providerReference: text(p.messageId)};
+  var ts = text(p["message-timestamp"]);
+  if (/^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}$/.test(ts)) {
+    out.receivedAt = ts.replace(" ", "T") + "Z";
+  }
+  return out;
+}
+
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.CallbackResult | null}
+ */
+function callback(request) {
+  var p = isObject(request.form) ? request.form : isObject(request.json) ? request.json : request.query;
+  if (!isObject(p) || normalizeReference(text(p.messageId)) === "") {
+    throw new Error("a Vonage callback carries messageId");
+  }
+  var status = text(p.status);
+  if (status === "") {
+    return {inbound: [inboundMessage(p)]};
+  }
+  var receipt = deliveryReceipt(p, status);
+  return receipt === null ? null : {receipts: [receipt]};
 }

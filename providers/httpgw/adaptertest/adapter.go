@@ -1,10 +1,7 @@
 package adaptertest
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/x509"
-	"encoding/pem"
+	"crypto"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -69,8 +66,16 @@ type snippetProvider struct {
 		ClientID        string   `yaml:"clientId"`
 		ClientSecretRef string   `yaml:"clientSecretRef"`
 		Scopes          []string `yaml:"scopes"`
+		// aws-sigv4
+		Service            string `yaml:"service"`
+		Region             string `yaml:"region"`
+		AccessKeyIDRef     string `yaml:"accessKeyIdRef"`
+		SecretAccessKeyRef string `yaml:"secretAccessKeyRef"`
+		SessionTokenRef    string `yaml:"sessionTokenRef"`
 	} `yaml:"authentication"`
-	CallbackVerifier *verifierSpec `yaml:"callbackVerifier"`
+	// Parameters are the provider's non-secret values for the adapter (profile.parameters).
+	Parameters       map[string]string `yaml:"parameters"`
+	CallbackVerifier *verifierSpec     `yaml:"callbackVerifier"`
 }
 
 var scriptPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.js$`)
@@ -150,14 +155,14 @@ func (a *adapter) declaredHeaders() map[string]bool {
 }
 
 // config builds the provider for one case against the gateway at gatewayURL. It returns the
-// P-256 key that signs ecdsa-p256 callbacks (nil unless setup.yaml gives one).
-func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (httpgw.Config, *ecdsa.PrivateKey, error) {
+// private key that signs ecdsa-p256 or ed25519 callbacks (nil unless setup.yaml gives one).
+func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (httpgw.Config, crypto.Signer, error) {
 	cfg := httpgw.Config{
 		ID: a.id, ScriptName: a.scriptName, Source: a.source, Method: a.manifest.Request.Method,
 		RequestHeaders: a.manifest.Request.Headers, ResponseHeaders: a.manifest.ResponseHeaders,
 		ReceiptsCallback: a.manifest.Capabilities.Receipts == "callback", ConcurrencyLimit: a.manifest.Capabilities.ConcurrencyLimit,
 		IdempotentSubmit: c.setup.IdempotentSubmit, Clock: clock, Logger: slog.New(slog.DiscardHandler),
-		Auth: httpgw.Auth{Kind: httpgw.AuthNone}, Timeout: 5 * time.Second,
+		Auth: httpgw.Auth{Kind: httpgw.AuthNone}, Timeout: 5 * time.Second, CallbackURL: c.setup.CallbackURL,
 	}
 	base, verifier := c.setup.BaseURL, c.setup.Verifier
 	if s := a.snippet; s != nil {
@@ -172,6 +177,10 @@ func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (ht
 		}
 		cfg.MaximumResponseBytes = s.MaximumResponseBytes
 		cfg.Auth = standInAuth(s.Authentication.Kind, s.Authentication.Scheme, s.Authentication.Header)
+		if cfg.Auth.Kind == httpgw.AuthAWSSigV4 {
+			cfg.Auth.Service, cfg.Auth.Region = s.Authentication.Service, s.Authentication.Region
+		}
+		cfg.Parameters = s.Parameters
 	}
 	path := "/"
 	if base != "" {
@@ -211,69 +220,8 @@ func standInAuth(kind, scheme, header string) httpgw.Auth {
 		return httpgw.Auth{Kind: kind, Scheme: scheme, Token: "adaptertest-token"}
 	case httpgw.AuthStaticAPIKey:
 		return httpgw.Auth{Kind: kind, Header: header, Token: "adaptertest-token"}
+	case httpgw.AuthAWSSigV4:
+		return httpgw.Auth{Kind: kind, AccessKeyID: "AKIDADAPTERTEST", SecretAccessKey: "adaptertest-secret"}
 	}
 	return httpgw.Auth{Kind: httpgw.AuthNone}
-}
-
-// verifierConfig builds the verifier of a case from its non-secret members and the test secrets.
-func verifierConfig(v *verifierSpec, s *setupSpec) (*httpgw.VerifierConfig, *ecdsa.PrivateKey, error) {
-	u, err := expandEnv(v.URL, s.Env)
-	if err != nil {
-		return nil, nil, fmt.Errorf("url: %w", err)
-	}
-	vc := &httpgw.VerifierConfig{Kind: v.Kind, Header: v.Header, Encoding: v.Encoding, URL: u,
-		SignatureMethod: v.SignatureMethod, Secret: []byte(s.Secret), Token: s.Secret}
-	if v.Kind != httpgw.VerifierECDSAP256 {
-		if s.Secret == "" {
-			return nil, nil, fmt.Errorf("the %s verifier needs setup.yaml secret (a test secret)", v.Kind)
-		}
-		return vc, nil, nil
-	}
-	switch {
-	case s.PublicKey != "":
-		vc.PublicKey = []byte(s.PublicKey)
-	case s.PrivateKey == "":
-		// Only pre-signed callbacks of the real key can pass; the snippet may take it from the
-		// environment, as a runtime file would.
-		key, err := expandEnv(v.PublicKey, s.Env)
-		if err != nil {
-			return nil, nil, fmt.Errorf("publicKey: %w", err)
-		}
-		vc.PublicKey = []byte(key)
-	}
-	if s.PrivateKey == "" {
-		return vc, nil, nil
-	}
-	priv, err := parseP256PrivateKey(s.PrivateKey)
-	if err != nil {
-		return nil, nil, fmt.Errorf("setup.yaml privateKey: %w", err)
-	}
-	der, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
-	if err != nil {
-		return nil, nil, fmt.Errorf("setup.yaml privateKey: %w", err)
-	}
-	if s.PublicKey == "" {
-		vc.PublicKey = der
-	}
-	return vc, priv, nil
-}
-
-// parseP256PrivateKey reads a PEM EC (SEC 1) or PKCS #8 P-256 private key.
-func parseP256PrivateKey(text string) (*ecdsa.PrivateKey, error) {
-	block, _ := pem.Decode([]byte(text))
-	if block == nil {
-		return nil, errors.New("not PEM")
-	}
-	if k, err := x509.ParseECPrivateKey(block.Bytes); err == nil && k.Curve == elliptic.P256() {
-		return k, nil
-	}
-	k, err := x509.ParsePKCS8PrivateKey(block.Bytes)
-	if err != nil {
-		return nil, errors.New("not an EC or PKCS #8 private key")
-	}
-	ek, ok := k.(*ecdsa.PrivateKey)
-	if !ok || ek.Curve != elliptic.P256() {
-		return nil, errors.New("not a P-256 key")
-	}
-	return ek, nil
 }

@@ -42,16 +42,20 @@ func (a *adapter) callback(p *httpgw.Provider, sign signer, ev event, now time.T
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	r.ContentLength = int64(len(body))
 	if err := p.VerifyCallback(r, routeToken(r.URL.Path), body); err != nil {
-		return callbackResult{verified: false}, "", nil
+		return callbackResult{verified: false}, "the callback was not verified (the verifier's reason is logged only)", nil
 	}
-	receipts, err := p.ParseReceipts(context.Background(), r, body)
+	cb, err := p.ParseCallback(context.Background(), r, body)
 	switch {
 	case err != nil:
-		return callbackResult{verified: true, errCode: engine.CodeOf(err)}, "(error: " + err.Error() + ")\n", nil
-	case len(receipts) == 0:
+		return callbackResult{verified: true, errCode: engine.CodeOf(err)}, engine.CodeOf(err) + ": " + err.Error(), nil
+	case len(cb.Receipts) == 0 && len(cb.Inbound) == 0:
 		return callbackResult{verified: true, ignored: true}, "", nil
 	}
-	return callbackResult{verified: true, receipts: receipts, tally: led.receive(receipts)}, "", nil
+	res := callbackResult{verified: true, receipts: cb.Receipts, inbound: cb.Inbound}
+	if len(cb.Receipts) > 0 {
+		res.tally = led.receive(cb.Receipts)
+	}
+	return res, "", nil
 }
 
 // routeToken is the {token} of /v1/provider-callbacks/{provider}/{token}, or "".

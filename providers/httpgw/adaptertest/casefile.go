@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
-	"go.yaml.in/yaml/v3"
 
 	"switchboard/engine"
 )
@@ -94,15 +93,21 @@ type setupSpec struct {
 	Env map[string]string `yaml:"env"`
 	// IdempotentSubmit is the package's flag for the provider: prepare sees idempotencyKey.
 	IdempotentSubmit bool `yaml:"idempotentSubmit"`
+	// CallbackURL is what prepare reads as profile.callbackUrl (null when empty): the URL
+	// a runtime with publicUrl would give.
+	CallbackURL string `yaml:"callbackUrl"`
 	// BaseURL and Verifier replace the snippet's (for adapters without runtime-snippet.yaml).
 	BaseURL  string        `yaml:"baseUrl"`
 	Verifier *verifierSpec `yaml:"verifier"`
-	// Secret is the test secret of the verifier: HMAC key, Twilio auth token, whsec_ secret,
-	// Vonage signature secret or path token.
+	// Secret is the test secret of the verifier: HMAC key, Twilio or Plivo auth token, whsec_
+	// secret, Vonage signature secret, Slack signing secret, Mailgun signing key, path token, or
+	// USER:PASSWORD for basic.
 	Secret string `yaml:"secret"`
-	// PrivateKey (PEM, P-256) signs ecdsa-p256 callbacks; the verifier gets its public key.
+	// PrivateKey (PEM: P-256 for ecdsa-p256, PKCS #8 Ed25519 for ed25519) signs callbacks; the
+	// verifier gets its public key.
 	PrivateKey string `yaml:"privateKey"`
-	// PublicKey (base64 DER or PEM) replaces the snippet's, for pre-signed callbacks.
+	// PublicKey (base64 DER or PEM; for ed25519 also the base64 of its 32 bytes) replaces the
+	// snippet's, for pre-signed callbacks.
 	PublicKey string `yaml:"publicKey"`
 }
 
@@ -114,8 +119,13 @@ type verifierSpec struct {
 	URL             string `yaml:"url"`
 	SignatureMethod string `yaml:"signatureMethod"`
 	PublicKey       string `yaml:"publicKey"`
+	SignatureHeader string `yaml:"signatureHeader"`
+	TimestampHeader string `yaml:"timestampHeader"`
 	SecretRef       string `yaml:"secretRef"`
 	TokenRef        string `yaml:"tokenRef"`
+	PublicKeyRef    string `yaml:"publicKeyRef"`
+	UsernameRef     string `yaml:"usernameRef"`
+	PasswordRef     string `yaml:"passwordRef"`
 }
 
 var sectionPattern = regexp.MustCompile(`^(send|callback)([1-9][0-9]{0,3})/(answer\.http|request\.http|outcome\.yaml|receipts\.yaml)$`)
@@ -217,6 +227,42 @@ func (c *caseFile) outbound(n int) *engine.Outbound {
 	}
 }
 
+// sectionOrder lists every expected or produced section in event order: each send's outcome
+// then its request, each callback's receipts, report.yaml last; sections that name no event
+// of the case come at the end.
+func (c *caseFile) sectionOrder(got map[string]string) []string {
+	var names []string
+	seen := map[string]bool{}
+	add := func(name string) {
+		_, expected := c.want[name]
+		_, made := got[name]
+		if (expected || made) && !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	for _, e := range c.events {
+		if e.kind == kindSend {
+			add(e.prefix() + "outcome.yaml")
+			add(e.prefix() + "request.http")
+			continue
+		}
+		add(e.prefix() + "receipts.yaml")
+	}
+	add("report.yaml")
+	var rest []string
+	for _, m := range []map[string]string{c.want, got} {
+		for name := range m {
+			if !seen[name] {
+				seen[name] = true
+				rest = append(rest, name)
+			}
+		}
+	}
+	sort.Strings(rest)
+	return append(names, rest...)
+}
+
 // hasCallbacks reports whether the case delivers any callback.
 func (c *caseFile) hasCallbacks() bool {
 	for _, e := range c.events {
@@ -251,16 +297,6 @@ func (c *caseFile) format(got map[string]string) []byte {
 		add("report.yaml", []byte(r))
 	}
 	return txtar.Format(ar)
-}
-
-// decodeStrict decodes YAML into v, refusing unknown keys. An empty document is allowed.
-func decodeStrict(data []byte, v any) error {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
-		return err
-	}
-	return nil
 }
 
 func atoi(s string) int {

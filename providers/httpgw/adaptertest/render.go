@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"switchboard/engine"
 )
@@ -41,6 +42,10 @@ func renderRequest(req *recorded, declared map[string]bool) string {
 	}
 	return b.String()
 }
+
+// RenderBody shows a request body as golden cases do (JSON indented, form fields one per
+// line); `switchboard adapter run` prints it.
+func RenderBody(contentType string, body []byte) string { return renderBody(contentType, body) }
 
 // renderBody shows a body readably: JSON indented by two spaces, a form one field per line
 // (joined with "&" on the wire), anything else as it is.
@@ -79,7 +84,8 @@ type callbackResult struct {
 	verified bool
 	errCode  string // set when ParseReceipts failed
 	receipts []engine.Receipt
-	ignored  bool // receipt returned null (or an empty array)
+	inbound  []engine.InboundItem
+	ignored  bool // receipt or callback returned null (or nothing)
 	tally    tally
 }
 
@@ -94,15 +100,28 @@ func renderCallback(res callbackResult) string {
 	case res.ignored:
 		b.WriteString("receipts: null\n")
 	default:
-		b.WriteString("receipts:\n")
-		for _, r := range res.receipts {
-			fmt.Fprintf(&b, "  - {providerReference: %s, report: %s", yamlString(r.ProviderReference), r.Report)
-			if r.Code != "" {
-				b.WriteString(", code: " + yamlString(r.Code))
+		if len(res.receipts) > 0 {
+			b.WriteString("receipts:\n")
+			for _, r := range res.receipts {
+				fmt.Fprintf(&b, "  - {providerReference: %s, report: %s", yamlString(r.ProviderReference), r.Report)
+				if r.Code != "" {
+					b.WriteString(", code: " + yamlString(r.Code))
+				}
+				b.WriteString("}\n")
 			}
-			b.WriteString("}\n")
+			fmt.Fprintf(&b, "ledger: {applied: %d, stale: %d, unmatched: %d}\n", res.tally.applied, res.tally.stale, res.tally.unmatched)
 		}
-		fmt.Fprintf(&b, "ledger: {applied: %d, stale: %d, unmatched: %d}\n", res.tally.applied, res.tally.stale, res.tally.unmatched)
+		if len(res.inbound) > 0 {
+			b.WriteString("inbound:\n")
+			for _, it := range res.inbound {
+				fmt.Fprintf(&b, "  - {providerReference: %s, from: %s, to: %s, text: %s", yamlString(it.ProviderReference),
+					yamlString(it.From), yamlString(it.To), yamlString(it.Text))
+				if !it.ReceivedAt.IsZero() {
+					b.WriteString(", receivedAt: " + it.ReceivedAt.UTC().Format(time.RFC3339Nano))
+				}
+				b.WriteString("}\n")
+			}
+		}
 	}
 	return b.String()
 }

@@ -22,9 +22,9 @@ const sendTimeout = 30 * time.Second
 
 // Run runs the golden cases of the adapter folder dir (provider.yaml, its script, optional
 // runtime-snippet.yaml, testdata/*.txtar), one parallel subtest per case file named after it.
-// A case that differs from its expectations fails with each differing section; with update the
-// expected sections are rewritten instead (and the subtest logs it). A folder that cannot be
-// read or holds no case fails the test at once.
+// A case that differs from its expectations fails with its root cause first, then each
+// differing section; with update the expected sections are rewritten instead (and the subtest
+// logs it). A folder that cannot be read or holds no case fails the test at once.
 func Run(t *testing.T, dir string, update bool) {
 	t.Helper()
 	a, err := loadAdapter(dir)
@@ -39,68 +39,71 @@ func Run(t *testing.T, dir string, update bool) {
 		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
 			t.Parallel()
 			res := a.runFile(file, update)
-			if res.err != nil {
-				t.Fatal(res.err)
+			if res.Status == StatusFail {
+				var b strings.Builder
+				res.writeText(&b, "")
+				t.Error(b.String())
 			}
-			for _, d := range res.diffs {
-				t.Error(d)
-			}
-			if res.updated {
+			if res.Status == StatusUpdated {
 				t.Logf("updated %s", file)
 			}
 		})
 	}
 }
 
-// RunDir runs golden cases for the command line and writes one line per case to w ("ok",
-// "FAIL" with the differing sections, or "updated"), then a summary. dir is an adapter folder
-// (it holds provider.yaml), or a folder whose sub-folders are adapter folders (each one that
-// holds provider.yaml is run, in name order). Cases run one after another.
-//
-// passed and failed count case files. err is set when nothing could be run: dir or an adapter
-// folder cannot be read (err wraps the file system error: errors.Is(err, fs.ErrNotExist)), its
-// provider.yaml or runtime-snippet.yaml is invalid, or it holds no testdata/*.txtar. A case
-// that cannot be parsed or whose provider cannot be built counts as failed, not as err.
+// RunDir runs golden cases for the command line and writes one block per case to w (Check and
+// Report.WriteText), then a summary line. passed and failed count case files; err is Check's.
 func RunDir(dir string, update bool, w io.Writer) (passed, failed int, err error) {
-	dirs, err := adapterDirs(dir)
+	rep, err := Check(dir, update)
 	if err != nil {
 		return 0, 0, err
+	}
+	rep.WriteText(w)
+	return rep.Passed, rep.Failed, nil
+}
+
+// Check runs the golden cases of dir, one after another, and reports each. dir is an adapter
+// folder (it holds provider.yaml), or a folder whose sub-folders are adapter folders (each one
+// that holds provider.yaml is run, in name order). An adapter folder without testdata/ is
+// skipped and listed in Report.Skipped.
+//
+// err is set when nothing could be run: dir or an adapter folder cannot be read (err wraps
+// the file system error: errors.Is(err, fs.ErrNotExist)), its provider.yaml or
+// runtime-snippet.yaml is invalid, or its testdata/ holds no *.txtar. A case that cannot be
+// parsed or whose provider cannot be built is a failed case, not err.
+func Check(dir string, update bool) (Report, error) {
+	var rep Report
+	dirs, err := adapterDirs(dir)
+	if err != nil {
+		return rep, err
 	}
 	for _, d := range dirs {
 		a, err := loadAdapter(d)
 		if err != nil {
-			return passed, failed, err
+			return rep, err
+		}
+		if info, err := os.Stat(filepath.Join(d, "testdata")); err != nil || !info.IsDir() {
+			rep.Skipped = append(rep.Skipped, d)
+			continue
 		}
 		files, err := a.cases()
 		if err != nil {
-			return passed, failed, err
+			return rep, err
 		}
 		for _, file := range files {
 			res := a.runFile(file, update)
-			switch {
-			case res.err != nil:
-				failed++
-				fmt.Fprintf(w, "FAIL    %s\n        %s\n", file, indent(res.err.Error()))
-			case len(res.diffs) > 0:
-				failed++
-				fmt.Fprintf(w, "FAIL    %s\n", file)
-				for _, d := range res.diffs {
-					fmt.Fprintf(w, "        %s\n", indent(d))
-				}
-			case res.updated:
-				passed++
-				fmt.Fprintf(w, "updated %s\n", file)
-			default:
-				passed++
-				fmt.Fprintf(w, "ok      %s\n", file)
+			if res.Status == StatusFail {
+				rep.Failed++
+			} else {
+				rep.Passed++
 			}
+			rep.Cases = append(rep.Cases, res)
 		}
 	}
-	fmt.Fprintf(w, "%d passed, %d failed\n", passed, failed)
-	return passed, failed, nil
+	return rep, nil
 }
 
-// adapterDirs resolves RunDir's argument into adapter folders.
+// adapterDirs resolves Check's argument into adapter folders.
 func adapterDirs(dir string) ([]string, error) {
 	if _, err := os.Stat(filepath.Join(dir, "provider.yaml")); err == nil {
 		return []string{dir}, nil
@@ -122,58 +125,56 @@ func adapterDirs(dir string) ([]string, error) {
 	return dirs, nil
 }
 
-func indent(s string) string { return strings.ReplaceAll(s, "\n", "\n        ") }
-
-// fileResult is what became of one case file.
-type fileResult struct {
-	diffs   []string
-	updated bool
-	err     error
-}
-
 // runFile runs one case file, then compares or rewrites its expectations.
-func (a *adapter) runFile(path string, update bool) fileResult {
+func (a *adapter) runFile(path string, update bool) CaseResult {
+	res := CaseResult{File: path, Status: StatusOK}
+	fail := func(err error) CaseResult {
+		res.Status, res.Cause = StatusFail, err.Error()
+		return res
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return fileResult{err: err}
+		return fail(err)
 	}
 	c, err := parseCase(path, data)
 	if err != nil {
-		return fileResult{err: err}
+		return fail(err)
 	}
 	got, notes, err := a.execute(c)
 	if err != nil {
-		return fileResult{err: fmt.Errorf("%s: %w", path, err)}
+		return fail(fmt.Errorf("%s: %w", path, err))
 	}
 	if update {
 		out := c.format(got)
 		if bytes.Equal(out, bytes.ReplaceAll(data, []byte("\r\n"), []byte("\n"))) {
-			return fileResult{}
+			return res
 		}
 		if err := os.WriteFile(path, out, 0o644); err != nil {
-			return fileResult{err: fmt.Errorf("update: %w", err)}
+			return fail(fmt.Errorf("update: %w", err))
 		}
-		return fileResult{updated: true}
+		res.Status = StatusUpdated
+		return res
 	}
-	var res fileResult
-	names := make([]string, 0, len(got))
-	for name := range got {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		want, ok := c.want[name]
+	for _, name := range c.sectionOrder(got) {
+		want, expected := c.want[name]
+		produced, made := got[name]
+		var d *SectionDiff
 		switch {
-		case !ok:
-			res.diffs = append(res.diffs, fmt.Sprintf("%s: missing (run with -update to write it); got:\n%s%s", name, got[name], notes[name]))
-		case !sameSection(name, want, got[name]):
-			res.diffs = append(res.diffs, fmt.Sprintf("%s differs\n--- want\n%s\n+++ got\n%s%s", name, normalize(want), normalize(got[name]), notes[name]))
+		case !expected:
+			d = &SectionDiff{Section: name, Problem: ProblemMissing, Got: produced}
+		case !made:
+			d = &SectionDiff{Section: name, Problem: ProblemUnexpected, Want: want}
+		case !sameSection(name, want, produced):
+			d = &SectionDiff{Section: name, Problem: ProblemDiffers, Want: normalize(want), Got: normalize(produced)}
 		}
-	}
-	for name := range c.want {
-		if _, ok := got[name]; !ok {
-			res.diffs = append(res.diffs, fmt.Sprintf("%s: expected, but nothing produced it", name))
+		if d == nil {
+			continue
 		}
+		if res.Cause == "" && notes[name] != "" {
+			res.Cause = eventOf(name) + ": " + notes[name]
+		}
+		res.Status = StatusFail
+		res.Diffs = append(res.Diffs, *d)
 	}
 	return res
 }
@@ -188,6 +189,8 @@ func (a *adapter) execute(c *caseFile) (got, notes map[string]string, err error)
 	if err != nil {
 		return nil, nil, err
 	}
+	reasons := newReasonLog()
+	cfg.Logger = reasons.logger()
 	p, err := httpgw.New(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -219,12 +222,15 @@ func (a *adapter) execute(c *caseFile) (got, notes map[string]string, err error)
 			}
 			got[ev.prefix()+"outcome.yaml"] = renderOutcome(o)
 			if o.Reason != "" {
-				notes[ev.prefix()+"outcome.yaml"] = "(reason: " + o.Reason + ")\n"
+				notes[ev.prefix()+"outcome.yaml"] = string(o.Class) + " " + o.Code + ": " + o.Reason
 			}
 			led.recordOutcome(o)
 			continue
 		}
 		res, note, err := a.callback(p, sign, ev, clock.Now(), led)
+		if !res.verified && err == nil {
+			note += ": " + reasons.take()
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", ev.inputName(), err)
 		}

@@ -280,8 +280,16 @@ func TestRunDirFolders(t *testing.T) {
 		t.Error("a folder without adapters ran")
 	}
 	noCases := adapterDir(t, nil)
+	b.Reset()
+	if passed, failed, err := RunDir(noCases, false, &b); err != nil || passed+failed != 0 ||
+		!strings.Contains(b.String(), "skip    "+noCases+" (no testdata/ folder)") || !strings.Contains(b.String(), "0 passed, 0 failed, 1 skipped") {
+		t.Errorf("adapter without testdata/: err = %v\n%s", err, b.String())
+	}
+	if err := os.MkdirAll(filepath.Join(noCases, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if _, _, err := RunDir(noCases, false, &b); err == nil || !strings.Contains(err.Error(), "no golden cases") {
-		t.Errorf("adapter without cases: err = %v", err)
+		t.Errorf("adapter with an empty testdata/: err = %v", err)
 	}
 	mustWrite(t, filepath.Join(noCases, "provider.yaml"), "script: adapter.js\nretries: 3\n")
 	if _, _, err := RunDir(noCases, false, &b); err == nil || !strings.Contains(err.Error(), "provider.yaml") {

@@ -2,6 +2,7 @@ package adaptertest
 
 import (
 	"bytes"
+	"crypto"
 	"crypto/ecdsa"
 	"crypto/hmac"
 	"crypto/md5" // Vonage's md5hash and HMAC-MD5 signature methods.
@@ -29,7 +30,7 @@ import (
 // from the gateways' documentation, apart from the verifiers, so that each checks the other.
 type signer struct {
 	cfg  *httpgw.VerifierConfig
-	priv *ecdsa.PrivateKey
+	priv crypto.Signer // *ecdsa.PrivateKey or ed25519.PrivateKey, for the schemes that sign with one
 }
 
 // sign adds the signature of cfg's scheme to r (headers or parameters) and returns the body
@@ -75,18 +76,21 @@ func (s signer) sign(r *http.Request, body []byte, n int, now time.Time) ([]byte
 	case httpgw.VerifierVonageSignature:
 		return s.signVonage(r, body, ts)
 	case httpgw.VerifierECDSAP256:
-		if s.priv == nil {
+		priv, ok := s.priv.(*ecdsa.PrivateKey)
+		if !ok {
 			return nil, errors.New("signing ecdsa-p256 callbacks needs setup.yaml privateKey")
 		}
 		if r.Header.Get(httpgw.ECDSATimestampHeader) == "" {
 			r.Header.Set(httpgw.ECDSATimestampHeader, ts)
 		}
 		sum := sha256.Sum256(append([]byte(r.Header.Get(httpgw.ECDSATimestampHeader)), body...))
-		sig, err := ecdsa.SignASN1(rand.Reader, s.priv, sum[:])
+		sig, err := ecdsa.SignASN1(rand.Reader, priv, sum[:])
 		if err != nil {
 			return nil, fmt.Errorf("ecdsa-p256: %w", err)
 		}
 		r.Header.Set(httpgw.ECDSASignatureHeader, base64.StdEncoding.EncodeToString(sig))
+	case httpgw.VerifierEd25519, httpgw.VerifierSlack, httpgw.VerifierMailgun, httpgw.VerifierPlivoV3, httpgw.VerifierBasic:
+		return s.signGateway(r, body, n, ts)
 	default:
 		return nil, fmt.Errorf("the runner cannot sign for verifier kind %q", s.cfg.Kind)
 	}

@@ -76,6 +76,8 @@ type Stats struct {
 	Stalled int
 	// ReceiptsPosted and ReceiptsFailed count reports delivered and given up.
 	ReceiptsPosted, ReceiptsFailed int
+	// ChatRequests is every POST chat.postMessage received; ChatMessages those taken.
+	ChatRequests, ChatMessages int
 }
 
 // Gateway is the mock gateway: an http.Handler with an optional listener of its own.
@@ -87,13 +89,15 @@ type Gateway struct {
 	closing chan struct{}
 	workers sync.WaitGroup
 
-	mu     sync.Mutex
-	rng    *mathrand.Rand
-	seen   map[string]int
-	keys   keyLedger
-	stats  Stats
-	server *http.Server
-	url    string
+	mu      sync.Mutex
+	rng     *mathrand.Rand
+	seen    map[string]int
+	keys    keyLedger
+	stats   Stats
+	chats   map[string][]ChatMessage // by channel, oldest first
+	chatSeq int
+	server  *http.Server
+	url     string
 
 	closeOnce sync.Once
 }
@@ -142,6 +146,7 @@ func New(opts Options) *Gateway {
 		closing: make(chan struct{}),
 		rng:     mathrand.New(mathrand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		seen:    make(map[string]int),
+		chats:   make(map[string][]ChatMessage),
 		keys:    newKeyLedger(),
 	}
 	if opts.CallbackURL != "" {
@@ -218,8 +223,20 @@ func (g *Gateway) Seen(reference string) int {
 	return g.seen[reference]
 }
 
-// ServeHTTP handles POST …/messages.
+// ServeHTTP handles POST …/messages (SMS), POST …/inbound (serveInbound), and the chat
+// endpoints POST …/chat.postMessage and GET …/conversations.history (chat.go).
 func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case strings.HasSuffix(r.URL.Path, "/inbound"):
+		g.serveInbound(w, r)
+		return
+	case strings.HasSuffix(r.URL.Path, "/chat.postMessage") && r.Method == http.MethodPost:
+		g.serveChatPost(w, r)
+		return
+	case strings.HasSuffix(r.URL.Path, "/conversations.history") && r.Method == http.MethodGet:
+		g.serveChatHistory(w, r)
+		return
+	}
 	if !strings.HasSuffix(r.URL.Path, "/messages") {
 		writeJSON(w, http.StatusNotFound, map[string]string{"error": "not found"})
 		return

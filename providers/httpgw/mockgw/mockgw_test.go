@@ -345,3 +345,49 @@ func TestLatencyAfterTakeLosesTheAnswerNotTheMessage(t *testing.T) {
 		t.Fatalf("seen %d, stats %+v; want one take and one replay", g.Seen("msg-1"), s)
 	}
 }
+
+// TestInboundPostsASignedMessage: POST /inbound makes the gateway post a signed inbound message
+// to the callback URL at once, and answers with the callback's status.
+func TestInboundPostsASignedMessage(t *testing.T) {
+	t.Parallel()
+	inboundSecret := []byte("inbound-secret")
+	got := make(chan map[string]string, 1)
+	cb := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mac := hmac.New(sha256.New, inboundSecret)
+		mac.Write(body)
+		if r.Header.Get("X-Signature") != hex.EncodeToString(mac.Sum(nil)) {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		var m map[string]string
+		_ = json.Unmarshal(body, &m)
+		got <- m
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer cb.Close()
+	g := New(Options{CallbackURL: cb.URL, CallbackSecret: inboundSecret})
+	defer g.Close()
+	srv := httptest.NewServer(g)
+	defer srv.Close()
+	resp, err := http.Post(srv.URL+"/inbound", "application/json", strings.NewReader(`{"from":"+447700900123","text":"YES"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /inbound = %d", resp.StatusCode)
+	}
+	m := <-got
+	if m["type"] != "inbound" || m["from"] != "+447700900123" || m["text"] != "YES" || !strings.HasPrefix(m["id"], "gw-in-") || m["receivedAt"] == "" {
+		t.Fatalf("posted %+v", m)
+	}
+	resp, err = http.Post(srv.URL+"/inbound", "application/json", strings.NewReader(`{"text":"no sender"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("POST /inbound without from = %d, want 400", resp.StatusCode)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"text/tabwriter"
 	"time"
+
+	"switchboard/engine/cputime"
 )
 
 // Result is the outcome of a run. Its JSON form carries the figures docs/benchmarks.md
@@ -56,6 +58,10 @@ type Result struct {
 	// LoadAverage is the machine's one-minute load average when the run ended: the figures of
 	// a run on a busy machine are lower than they would be on a quiet one.
 	LoadAverage float64 `json:"loadAverage"`
+	// ProcessCPUUsPerMessage is the CPU time of the bench's own process (its callers, the
+	// stand-ins, the event receiver; not the serve processes) per accepted message.
+	ProcessCPUUsPerMessage float64 `json:"processCpuUsPerMessage"`
+	Events
 }
 
 // Validate refuses flag values a run cannot honour; the command reports them as usage errors.
@@ -112,6 +118,7 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	if err := e.database.observe(ctx); err != nil {
 		return Result{}, fmt.Errorf("bench: %w", err)
 	}
+	cpuStart, _ := cputime.Process()
 	var accepted atomic.Int64
 	loadDone := make(chan struct{})
 	var samples []benchSample
@@ -150,7 +157,20 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %w", err)
 	}
+	var events Events
+	if e.stack.Events != nil {
+		pending, err := e.drainEvents(ctx, time.Now().Add(cfg.Timeout))
+		if err != nil {
+			return Result{}, fmt.Errorf("bench: %w", err)
+		}
+		events = eventFigures(e.stack.Events, begin, pending)
+	}
+	cpuEnd, _ := cputime.Process()
 	r := summarize(cfg, samples, begin, dups, processPeakRSS(pids))
+	r.Events = events
+	if r.Messages > 0 {
+		r.ProcessCPUUsPerMessage = perMessageUs(cpuEnd-cpuStart, r.Messages)
+	}
 	if cfg.Load == "wrk" {
 		r.AcceptP50Ms, r.AcceptP99Ms = e.wrkLatency.p50, e.wrkLatency.p99
 	}
@@ -213,6 +233,10 @@ func (r Result) WriteTable(out io.Writer) error {
 	fmt.Fprintf(w, "store writer\t%d transactions, %.1f requests each on average\n", r.WriterBatches, r.WriterMeanBatch)
 	fmt.Fprintf(w, "gave way\t%.1f s (the dispatcher held one claim while the burst had the CPU)\n", r.GivenWaySeconds)
 	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
+	fmt.Fprintf(w, "process CPU\t%.1f µs per message (the bench itself: callers, stand-ins, receiver)\n", r.ProcessCPUUsPerMessage)
+	if r.Events.Received > 0 || r.EventsRefused > 0 || r.EventsPending > 0 {
+		r.Events.writeLine(w)
+	}
 	fmt.Fprintf(w, "load average\t%.2f (one minute, when the run ended)\n", r.LoadAverage)
 	return w.Flush()
 }

@@ -31,6 +31,7 @@ type Config struct {
 	Database       string        // a PostgreSQL URL, or "" for SQLite in the temporary folder
 	Instances      int           // serve processes on the database
 	Load           string        // "" (the bench's own callers) or "wrk" (an external load generator)
+	Webhooks       bool          // subscribe a local event receiver (events.go)
 }
 
 // benchEnv is the stack under test: a copy of the package in a temporary folder, the dev
@@ -96,6 +97,7 @@ func startBench(ctx context.Context, cfg Config, start StartStack, log *slog.Log
 		// receipts that put end-to-end p50 at 6.7 s), which a real gateway's webhook fan-out
 		// does not impose.
 		ReceiptWorkers: 64,
+		Webhooks:       cfg.Webhooks,
 		Tune:           func(path string) error { return setDispatchConcurrency(path, cfg.Concurrency) },
 		Database:       cfg.Database, Instances: max(cfg.Instances, 1), CPUProfile: cfg.CPUProfile,
 		Log: log, StandInLog: standInLog(log, log.Enabled(ctx, slog.LevelDebug)),

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"switchboard/engine/auth"
+	"switchboard/engine/webhooks/receiver"
 	"switchboard/packages"
 	"switchboard/providers/httpgw/mockgw"
 	"switchboard/providers/smtp/smtpsink"
@@ -27,6 +28,8 @@ type StackSpec struct {
 	// after it posts the signed receipt, and ReceiptWorkers how many receipts it posts at once.
 	GatewayLatency, ReceiptDelay time.Duration
 	ReceiptWorkers               int
+	// Webhooks asks for a local event receiver subscribed to message.status (Stack.Events).
+	Webhooks bool
 	// Tune adjusts the runtime file at runtimePath after the command wrote it and before the
 	// stack loads it: the bench sets its own dispatch.concurrency.
 	Tune func(runtimePath string) error
@@ -70,6 +73,10 @@ type Stack struct {
 	// zero when no provider is a peer.
 	CompanionID    string
 	CompanionInbox *store.Store
+	// Events is the event receiver of a run with Webhooks, EventEndpoint the id of the endpoint
+	// the runtime file subscribes it as; nil and "" otherwise. Close stops it.
+	Events        *receiver.Receiver
+	EventEndpoint string
 	// Stopped delivers the end of a serve process that stopped by itself (nil for a graceful
 	// stop), then is closed.
 	Stopped <-chan error

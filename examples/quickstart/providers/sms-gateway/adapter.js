@@ -1,10 +1,18 @@
+// @ts-check
 // Adapter for the quickstart SMS gateway (the JSON mock of `switchboard dev`).
 //
 // Request:  POST <baseUrl>messages  {"to", "from", "text", "reference"}
 // Answer:   2xx {"id": "<gateway message id>"}
 // Callback: {"id": "<gateway message id>", "status": "sent" | "delivered" | "undelivered"}
-//           (or an array of them), signed by the runtime's callbackVerifier.
+//           (or an array of them), signed by the runtime's callbackVerifier; or an inbound
+//           message {"type": "inbound", "id": "<gateway id>", "from", "to", "text",
+//           "receivedAt"?} on the same route (the mock's POST /inbound posts one).
 
+/**
+ * @param {Switchboard.Message} message
+ * @param {Switchboard.Profile} profile
+ * @returns {Switchboard.PreparedRequest}
+ */
 function prepare(message, profile) {
   return {
     target: "messages",
@@ -30,6 +38,10 @@ function retryAfterSeconds(headers) {
   return undefined;
 }
 
+/**
+ * @param {Switchboard.GatewayResponse} response
+ * @returns {Switchboard.Interpretation | null}
+ */
 function interpret(response) {
   var status = response.status;
   if (status >= 200 && status < 300) {
@@ -41,6 +53,7 @@ function interpret(response) {
     return {outcome: "accepted"};
   }
   if (status === 408 || status === 429 || status === 503) {
+    /** @type {Switchboard.Interpretation} */
     var result = {outcome: "transient"};
     var after = retryAfterSeconds(response.headers);
     if (after !== undefined) {
@@ -64,8 +77,7 @@ function oneReceipt(r) {
   return {providerReference: r.id, report: r.status};
 }
 
-function receipt(request) {
-  var body = request.json;
+function receipts(body) {
   if (Object.prototype.toString.call(body) === "[object Array]") {
     var out = [];
     for (var i = 0; i < body.length; i++) {
@@ -74,7 +86,32 @@ function receipt(request) {
         out.push(one);
       }
     }
-    return out.length > 0 ? out : null;
+    return out;
   }
-  return oneReceipt(body);
+  var single = oneReceipt(body);
+  return single === null ? [] : [single];
+}
+
+function inbound(m) {
+  if (typeof m.id !== "string" || typeof m.from !== "string" || typeof m.text !== "string") {
+    throw new Error("an inbound message carries id, from and text");
+  }
+  var item = {providerReference: m.id, from: m.from, to: typeof m.to === "string" ? m.to : "", text: m.text};
+  if (typeof m.receivedAt === "string") {
+    item.receivedAt = m.receivedAt;
+  }
+  return item;
+}
+
+/**
+ * @param {Switchboard.CallbackRequest} request
+ * @returns {Switchboard.CallbackResult | null}
+ */
+function callback(request) {
+  var body = request.json;
+  if (body !== null && typeof body === "object" && body.type === "inbound") {
+    return {inbound: [inbound(body)]};
+  }
+  var out = receipts(body);
+  return out.length > 0 ? {receipts: out} : null;
 }
