@@ -31,7 +31,7 @@ var Rules = []Rule{
 	{Area: "engine", Internal: []string{"engine/...", "packages/..."}, External: []string{
 		"github.com/google/uuid", "golang.org/x/time/", "github.com/go-jose/go-jose/v4", "go.yaml.in/yaml/v3",
 	}},
-	{Area: "scripting", External: []string{"github.com/dop251/goja"}},
+	{Area: "scripting", External: []string{"github.com/dop251/goja", "github.com/dlclark/regexp2"}},
 	{Area: "providers/*", Internal: providerImports, AnyExternal: true},
 	// The adapters of http providers and of peer providers run in the scripting sandbox.
 	{Area: "providers/httpgw", Internal: append([]string{"scripting"}, providerImports...), AnyExternal: true},
@@ -46,10 +46,12 @@ var Rules = []Rule{
 // test helpers, and the suite every provider passes.
 var providerImports = []string{"engine", "engine/enginetest", "providers/providertest"}
 
-// Exclusives keeps the heavy engines behind one package each: goja behind scripting, libp2p
+// Exclusives keeps the heavy engines behind one package each: goja (and regexp2, the regular
+// expression engine goja runs, whose match timeout the sandbox sets) behind scripting, libp2p
 // (and its multiformats) behind the peer provider.
 var Exclusives = []Exclusive{
 	{Prefix: "github.com/dop251/goja", Area: "scripting"},
+	{Prefix: "github.com/dlclark/regexp2", Area: "scripting"},
 	{Prefix: "github.com/libp2p/", Area: "providers/peer"},
 	{Prefix: "github.com/multiformats/", Area: "providers/peer"},
 }
