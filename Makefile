@@ -5,7 +5,7 @@ PKG     ?= examples/quickstart
 # go-sqlite3 needs cgo; a build without it compiles but cannot open a database.
 export CGO_ENABLED = 1
 
-.PHONY: build run test lint lint-go lint-openapi docs bench fuzz clean
+.PHONY: build run test lint lint-go lint-openapi docs bench bench-tools fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/switchboard
@@ -47,15 +47,24 @@ docs:
 
 ## bench: the standard scenarios of `switchboard bench` (docs/benchmarks.md) and the Go
 ## benchmarks of the hot paths, written to BENCHMARKS.md (each scenario's table, as the command
-## prints it).
+## prints it). Scenario (a) runs twice: from the bench's own callers and from wrk, a load
+## generator in another process (installed here from Debian's packages when missing). With
+## BENCH_DATABASE set to a PostgreSQL URL, (a) also runs on it with one and three instances.
 BENCH_SCENARIOS = "--messages 50000 --callers 64" \
+	"--messages 50000 --callers 64 --load wrk" \
 	"--messages 600 --callers 32 --gateway-latency 200ms" \
 	"--messages 3000 --callers 32 --channel mixed"
-bench: build
+BENCH_DATABASE ?=
+BENCH_PG_SCENARIOS = "--messages 20000 --callers 64 --database $(BENCH_DATABASE)" \
+	"--messages 20000 --callers 64 --database $(BENCH_DATABASE) --instances 3"
+bench-tools:
+	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
+bench: build bench-tools
 	@{ echo "# Benchmarks"; echo; \
 	  echo "Written by \`make bench\` on $$(date -u +%Y-%m-%d) ($$(nproc) cores, $$(go version | cut -d' ' -f3))."; \
-	  for args in $(BENCH_SCENARIOS); do \
-	    echo; echo "## \`switchboard bench $$args\`"; echo; echo '```'; \
+	  for args in $(BENCH_SCENARIOS) $(if $(BENCH_DATABASE),$(BENCH_PG_SCENARIOS)); do \
+	    echo; echo "## \`switchboard bench $$(echo $$args | sed 's|--database [^ ]*|--database URL|')\`"; echo; echo '```'; \
+	    echo "uptime: $$(uptime)"; \
 	    ./$(BIN) bench $$args 2>&1 || echo "(exit status $$?)"; echo '```'; \
 	  done; \
 	  echo; echo "## Go benchmarks"; echo; echo '```'; \

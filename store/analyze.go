@@ -14,7 +14,11 @@ import (
 // guessed wrong: measured on 5,000 queued messages, the oversized count scanned the whole due
 // index (4.2 ms a claim, most of the first writer's time, holding delivery at about 630 per
 // second) where, once analyzed, it reads the size index (0.04 ms). The analyzer refreshes the
-// statistics of the hot tables as soon as a fifth of one has changed.
+// statistics of a hot table once it has changed by as many rows as it holds. Each message
+// changes its row four times (insert, claim, finish, receipt), so a growing queue is analyzed
+// each time it grew by about a third: a handful of times from empty to a million, where a
+// threshold of a fifth of the table analyzed the messages table every round of a busy
+// instance (8 ANALYZE of 100 ms for 5,000 messages, 160 µs of database CPU per message).
 
 // analyzeEvery is how often the analyzer looks at the statistics.
 const analyzeEvery = 5 * time.Second
@@ -27,10 +31,10 @@ const analyzeLockKey int32 = 0x7362616e
 const analyzeMinChanges = 1000
 
 // staleTables lists the hot tables whose statistics are stale: at least analyzeMinChanges rows,
-// and a fifth of the table, changed since their last analysis.
+// and as many as the table holds, changed since their last analysis.
 const staleTables = `SELECT relname FROM pg_stat_user_tables
 	WHERE schemaname = current_schema() AND relname IN ('messages', 'attempts', 'receipts', 'idempotency')
-	AND n_mod_since_analyze >= $1 AND n_mod_since_analyze * 5 >= n_live_tup`
+	AND n_mod_since_analyze >= $1 AND n_mod_since_analyze >= n_live_tup`
 
 // runAnalyzer refreshes stale statistics until Close.
 func (s *Store) runAnalyzer() {

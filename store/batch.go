@@ -28,6 +28,9 @@ type batch struct {
 	// lockDaily makes the batch lock the daily counters it reads (PostgreSQL), for a batch run
 	// again because its optimistic counts were overtaken.
 	lockDaily bool
+	// matches are the messages holding the references of the batch's receipts, matched before
+	// its requests are applied (prefetchReceipts); nil when it has none.
+	matches map[receiptRef][]string
 	// changed and inboxEvents are the subjects whose events flushEvents writes before the
 	// commit; wroteEvents says it wrote some.
 	changed     []string
@@ -52,6 +55,11 @@ type dailyCount struct {
 // begin opens a batch transaction on the writer's connection.
 func (w *writer) begin() (*batch, error) {
 	s := w.s
+	if w.conn == nil {
+		if err := w.reconnect(); err != nil {
+			return nil, err
+		}
+	}
 	b := &batch{s: s, w: w, ctx: context.Background(), now: s.clock.Now(), chain: w.chain}
 	if err := b.execCached(s.q.begin); err != nil {
 		return nil, fmt.Errorf("store: begin batch: %w", err)

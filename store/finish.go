@@ -79,15 +79,16 @@ func (o *finishOp) finishIn(b *batch) error {
 		msOpt(f.NextAttemptAt), f.ProviderAttempts, f.FallbackIndex, nullString(f.Provider),
 		nullString(f.ProviderRef), f.DispatchCode, final, nullString(string(outcomeClass(f.Attempt))), at}
 	var err error
+	pending := f.ProviderRef != "" // whether receipts may be kept for the reference
 	if q.finishFolded != "" {
-		err = o.finishFolded(b, attempt, update)
+		pending, err = o.finishFolded(b, attempt, update)
 	} else {
 		err = o.finishInSteps(b, attempt, update)
 	}
 	if err != nil {
 		return err
 	}
-	if f.ProviderRef != "" {
+	if pending {
 		if err := b.applyPendingReceipts(id, f.Provider, f.Report, f.ProviderRef, f.FinishedAt); err != nil {
 			return fmt.Errorf("store: finish %s: %w", id, err)
 		}
@@ -124,28 +125,31 @@ func (o *finishOp) finishInSteps(b *batch, attempt, update []any) error {
 }
 
 // finishFolded does what finishInSteps does in one statement (PostgreSQL): the audit record
-// is inserted only with the message update, and the chain moves only when both happened.
-func (o *finishOp) finishFolded(b *batch, attempt, update []any) error {
+// is inserted only with the message update, and the chain moves only when both happened. It
+// reports whether receipts are kept for the reference the finish recorded.
+func (o *finishOp) finishFolded(b *batch, attempt, update []any) (bool, error) {
 	id, token := o.f.Lease.MessageID, o.f.Lease.Token
 	audit, next := b.auditRow(o.f.Audit)
-	args := make([]any, 0, len(attempt)+len(update)+1+len(audit))
+	args := make([]any, 0, len(attempt)+len(update)+4+len(audit))
 	args = append(append(append(append(args, attempt...), update...), token), audit...)
+	args = append(args, nullString(o.f.ProviderRef), nullString(o.f.Provider), id)
 	var res struct {
 		Closed  int64 `db:"closed"`
 		Updated int64 `db:"updated"`
+		Pending int64 `db:"pending"`
 	}
 	if err := b.get(&res, b.s.q.claim.finishFolded, args...); err != nil {
-		return fmt.Errorf("store: finish %s: %w", id, err)
+		return false, fmt.Errorf("store: finish %s: %w", id, err)
 	}
 	switch {
 	case res.Closed == 0:
-		return fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
+		return false, fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
 	case res.Updated != 1:
-		return fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, res.Updated)
+		return false, fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, res.Updated)
 	}
 	b.chain = next
 	b.messageChanged(id)
-	return nil
+	return res.Pending > 0, nil
 }
 
 // outcomeClass is the outcome class an attempt outcome records on its message, or "" to keep

@@ -57,8 +57,8 @@ func (o *receiptsOp) apply(b *batch) error {
 }
 
 func (o *receiptsOp) record(b *batch, r engine.Receipt) error {
-	var matches []string
-	if err := b.selectRows(&matches, b.s.q.receipt.match, o.provider, r.ProviderReference); err != nil {
+	matches, err := b.matchReceipt(o.provider, r.ProviderReference)
+	if err != nil {
 		return fmt.Errorf("match: %w", err)
 	}
 	if len(matches) == 0 {

@@ -12,6 +12,7 @@ import (
 type receiptSQL struct {
 	providerReport string
 	match          string
+	matchMany      string
 	// applyReport moves a message's report to its key, a guarded update built from the
 	// engine's report steps: it changes the report only from one that the key is a step
 	// forward from (engine.ReportsBefore), so no receipt ever moves a report back.
@@ -32,6 +33,9 @@ func newReceiptSQL(d *dialect) receiptSQL {
 		// progress) is skipped: the receipt is kept and applied by the next reconcile pass, so
 		// that receipts never wait for, or deadlock with, another writer's locks.
 		match: d.rebind(`SELECT id FROM messages WHERE provider = ? AND provider_ref = ?` + d.lockMatch),
+		// The references of a batch's receipts at once (receipts_prefetch.go); rebound when
+		// its IN list is expanded.
+		matchMany: `SELECT id, provider_ref FROM messages WHERE provider = ? AND provider_ref IN (?)` + d.lockMatch,
 		keep: d.rebind(`INSERT INTO receipts (provider, provider_ref, report, code, received_at)
 			VALUES (?, ?, ?, ?, ?)`),
 		// Read at every finish that records a reference, and nearly always empty: without an

@@ -191,6 +191,7 @@ func (w *writer) runBatch(reqs []*request) {
 			continue
 		default:
 			s.log.Error("store: batch transaction failed", "requests", len(reqs), "err", err)
+			w.dropIfBroken()
 			for _, r := range reqs {
 				r.done <- err
 			}
@@ -246,6 +247,7 @@ func (b *batch) step(fn func() error, clean func(error) bool) error {
 
 // applyAll applies each request's operation to the batch.
 func (s *Store) applyAll(b *batch, reqs []*request, errs []error) {
+	b.prefetchReceipts(reqs)
 	for i, r := range reqs {
 		if err := r.ctx.Err(); err != nil {
 			errs[i] = err // the caller stopped waiting before its turn: do nothing

@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"hash"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 )
@@ -37,10 +39,64 @@ func (s *Store) addWriters(ctx context.Context, n int) error {
 
 // close closes the writer's statements and gives its connection back.
 func (w *writer) close() error {
+	if w.conn == nil {
+		return nil
+	}
 	var errs []error
 	for _, st := range w.stmts {
 		errs = append(errs, st.Close())
 	}
 	errs = append(errs, w.conn.Close())
 	return errors.Join(errs...)
+}
+
+// Reconnection (PostgreSQL). A writer holds one connection for its life, so when the server
+// restarts, or the connection breaks, every batch after would fail on it. After a failed batch
+// the writer pings its connection; a broken one is dropped, and the next batch takes a fresh
+// one from the pool (failing, as the batch it carries, while the server is gone).
+
+// reconnectTimeout bounds taking a fresh write connection and reading the chain head back.
+const reconnectTimeout = 5 * time.Second
+
+// dropIfBroken drops the writer's connection when it no longer answers.
+func (w *writer) dropIfBroken() {
+	if w.s.d.name != "postgres" || w.conn == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), reconnectTimeout)
+	defer cancel()
+	if w.conn.PingContext(ctx) == nil {
+		return
+	}
+	w.s.log.Warn("store: the write connection broke; the next batch takes a new one", "writer", w.id)
+	// A connection that failed must not go back to the pool.
+	_ = w.conn.Raw(func(any) error { return driver.ErrBadConn })
+	_ = w.conn.Close()
+	w.conn, w.stmts = nil, make(map[string]*sqlx.Stmt)
+}
+
+// reconnect takes a fresh write connection and reads the writer's chain head back from the
+// database: a batch whose commit broke off may have committed all the same, and the chain
+// must go on from what the database holds, not from what the writer last knew.
+func (w *writer) reconnect() error {
+	ctx, cancel := context.WithTimeout(context.Background(), reconnectTimeout)
+	defer cancel()
+	conn, err := w.s.wdb.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("store: take a new write connection: %w", err)
+	}
+	var h headRow
+	switch err := conn.GetContext(ctx, &h, w.s.q.audit.head, w.id); {
+	case err == nil:
+		w.chain = chainState{seq: h.LastSeq, mac: h.LastMAC}
+	case isNoRows(err):
+		w.chain = chainState{} // no batch of this writer journaled anything yet
+	default:
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		_ = conn.Close()
+		return fmt.Errorf("store: read the audit chain head back: %w", err)
+	}
+	w.conn = conn
+	w.s.log.Info("store: write connection restored", "writer", w.id)
+	return nil
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
+	"log/slog"
 	"strings"
 
 	"switchboard/cmd/switchboard/internal/bench"
@@ -11,12 +11,15 @@ import (
 	"switchboard/engine/auth"
 	"switchboard/providers/httpgw/mockgw"
 	"switchboard/providers/peer"
+	"switchboard/store"
 )
 
 // startBenchStack wires the system under test for `switchboard bench` as dev wires its own:
-// the dev folder of the package copy, a mock gateway per http provider posting signed receipts,
-// the SMTP sink, the companion peer, the runtime file, and the stack served on a loopback
-// listener. On failure it stops what it started.
+// the dev folder of the package copy, a mock gateway per http provider posting signed receipts
+// (through a round-robin balancer over the instances), the SMTP sink, the companion peer, the
+// runtime file; then it runs the stack in spec.Instances serve processes of this binary, on
+// SQLite in the folder or on a fresh schema of the PostgreSQL database spec.Database names.
+// On failure it stops what it started.
 func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack, err error) {
 	pkg, err := loadPackage(spec.Dir)
 	if err != nil {
@@ -30,34 +33,43 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 	if err != nil {
 		return nil, fmt.Errorf("load the bench issuer: %w", err)
 	}
-	apiLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, environment("listener.failed", "127.0.0.1:0", err)
-	}
-	var standIns []func() // stops the stand-ins started so far, in order
-	stopStandIns := func() {
-		for _, stop := range standIns {
-			stop()
+	var stops []func() // stops what was started so far, last first
+	stopAll := func() {
+		for i := len(stops) - 1; i >= 0; i-- {
+			stops[i]()
 		}
 	}
 	defer func() {
 		if err != nil {
-			_ = apiLn.Close()
-			stopStandIns()
+			stopAll()
 		}
 	}()
-	s := &bench.Stack{APIURL: "http://" + apiLn.Addr().String(), Package: pkg, Issuer: issuer}
-	session := devSession{API: s.APIURL, Clients: clientsOf(pkg), Gateways: map[string]string{}}
+	var db *benchDatabase
+	if spec.Database != "" {
+		if db, err = openBenchDatabase(ctx, spec.Database); err != nil {
+			return nil, err
+		}
+		stops = append(stops, db.close)
+	}
+	// The instances' API ports are chosen when they start: the balancer the receipts go
+	// through learns them then.
+	callbacks, err := startRoundRobin(nil)
+	if err != nil {
+		return nil, environment("listener.failed", "127.0.0.1:0", err)
+	}
+	stops = append(stops, callbacks.close)
+	s := &bench.Stack{Package: pkg, Issuer: issuer}
+	session := devSession{API: callbacks.url, Clients: clientsOf(pkg), Gateways: map[string]string{}}
 	for _, p := range pkg.Providers {
 		switch p.Kind {
 		case "http":
 			gw := mockgw.New(mockgw.Options{
 				Latency: spec.GatewayLatency, ReceiptDelay: spec.ReceiptDelay, ReceiptWorkers: spec.ReceiptWorkers,
-				CallbackURL: s.APIURL + "/v1/provider-callbacks/" + p.ID, CallbackSecret: layout.callbackSecret,
+				CallbackURL: callbacks.url + "/v1/provider-callbacks/" + p.ID, CallbackSecret: layout.callbackSecret,
 				Logger: spec.StandInLog.With("component", "mock-gateway", "provider", p.ID),
 			})
 			s.Gateways = append(s.Gateways, gw)
-			standIns = append(standIns, func() { _ = gw.Close() })
+			stops = append(stops, func() { _ = gw.Close() })
 			gwURL, err := gw.Start("127.0.0.1:0")
 			if err != nil {
 				return nil, environment("listener.failed", "mock gateway", err)
@@ -72,7 +84,7 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 				return nil, err
 			}
 			s.Sink = sink.sink
-			standIns = append(standIns, func() { _ = sink.sink.Close() })
+			stops = append(stops, func() { _ = sink.sink.Close() })
 			session.SMTP, session.dkimDomain = sink.addr, sink.domain
 		case "peer":
 			if s.CompanionInbox != nil {
@@ -83,7 +95,7 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 				return nil, err
 			}
 			s.CompanionID, s.CompanionInbox = comp.id, comp.store
-			standIns = append(standIns, comp.close)
+			stops = append(stops, comp.close)
 			session.Companion = &devPeer{PeerID: comp.id, Addrs: comp.addrs, Database: comp.db}
 		}
 	}
@@ -93,7 +105,7 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 			return nil, err
 		}
 		s.Events, s.EventEndpoint = rc, devWebhookEndpoint
-		standIns = append(standIns, func() { _ = rc.Close() })
+		stops = append(stops, func() { _ = rc.Close() })
 	}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		return nil, err
@@ -103,28 +115,45 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 			return nil, environment("bench.unwritable", layout.runtimePath, err)
 		}
 	}
-	rt, pkg, err := loadRuntime(layout.runtimePath, func(string) string { return "" })
+	dbURL := ""
+	if db != nil {
+		dbURL = db.serveURL
+	}
+	serve, err := startServe(ctx, layout.runtimePath, max(spec.Instances, 1), dbURL, spec.CPUProfile)
 	if err != nil {
 		return nil, err
 	}
-	runCtx, cancel := context.WithCancel(context.Background())
-	st, err := buildStack(runCtx, rt, pkg, spec.Log, engine.SystemClock{})
-	if err != nil {
-		cancel()
+	stops = append(stops, serve.stop)
+	callbacks.setBackends(serve.apis())
+	s.APIs, s.Processes, s.Stopped = serve.apis(), serve.pids(), serve.stopped
+	s.APIURL = "http://" + s.APIs[0]
+	s.Metric = serve.metric
+	if s.Store, err = openBenchReader(ctx, serve.runtimes[0], db, spec.StandInLog); err != nil {
 		return nil, err
 	}
-	s.Package, s.Store, s.Dispatcher = pkg, st.store, st.dispatcher
-	stopped := make(chan error, 1)
-	go func() {
-		stopped <- st.run(runCtx, apiLn, nil)
-		close(stopped)
-	}()
-	s.Stopped = stopped
-	s.Close = func() {
-		cancel()
-		for range stopped { // the run's end, if nobody read it yet
-		}
-		stopStandIns()
+	reader := s.Store
+	stops = append(stops, func() { _ = reader.Close() })
+	if db != nil {
+		s.Database = &bench.DatabaseServer{AnyBackend: db.backend, Foreign: db.foreign}
 	}
+	s.Close = stopAll
 	return s, nil
+}
+
+// openBenchReader opens the bench's own handle on the run's database (as the operator tools do
+// while serve runs), for the queue figures it polls, under the bench's own application name on
+// PostgreSQL.
+func openBenchReader(ctx context.Context, runtimePath string, db *benchDatabase, log *slog.Logger) (*store.Store, error) {
+	getenv := func(k string) string {
+		if k == "DATABASE_URL" && db != nil {
+			return db.readerURL
+		}
+		return ""
+	}
+	rt, pkg, err := loadRuntime(runtimePath, getenv)
+	if err != nil {
+		return nil, err
+	}
+	st, _, err := openStore(ctx, rt, pkg, engine.SystemClock{}, log, false, nil)
+	return st, err
 }

@@ -50,6 +50,10 @@ func TestBenchReportsItsFigures(t *testing.T) {
 	if r.AcceptP50Ms <= 0 || r.AcceptP99Ms < r.AcceptP50Ms || r.EndToEndP99Ms < r.EndToEndP50Ms {
 		t.Fatalf("percentiles out of order: %+v", r)
 	}
+	if r.ServeCPUUsPerMessage <= 0 || r.DatabaseCPUUsPerMessage != nil || r.Database != "sqlite" || r.Instances != 1 || r.Load != "bench" {
+		t.Fatalf("serve CPU %.1f µs, database CPU %v, database %q, instances %d, load %q; want serve CPU, no database CPU, sqlite, 1, bench",
+			r.ServeCPUUsPerMessage, r.DatabaseCPUUsPerMessage, r.Database, r.Instances, r.Load)
+	}
 	if r.WriterBatches <= 0 || r.WriterMeanBatch < 1 {
 		t.Fatalf("writer figures: %d transactions, %.1f requests each; want some, of at least one", r.WriterBatches, r.WriterMeanBatch)
 	}
@@ -110,7 +114,8 @@ func TestBenchRefusesBadFlags(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{
 		{"bench", "--messages", "0"}, {"bench", "--callers", "0"}, {"bench", "--channel", "fax"},
-		{"bench", "--rate", "-1"}, {"bench", "extra"},
+		{"bench", "--rate", "-1"}, {"bench", "extra"}, {"bench", "--instances", "2"}, {"bench", "--instances", "0"},
+		{"bench", "--load", "ab"}, {"bench", "--load", "wrk", "--rate", "100"}, {"bench", "--load", "wrk", "--channel", "mixed"},
 	} {
 		if _, stderr, code := cli(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)

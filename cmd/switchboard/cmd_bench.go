@@ -16,13 +16,15 @@ import (
 func (a *app) benchCommand() *cobra.Command {
 	cfg := bench.Config{}
 	cmd := &cobra.Command{
-		Use:   "bench [--messages N] [--callers C] [--channel sms|email|peer|mixed] [--gateway-latency D] [--rate R]",
+		Use:   "bench [--messages N] [--callers C] [--channel sms|email|peer|mixed] [--gateway-latency D] [--rate R] [--database URL] [--instances N] [--load wrk]",
 		Short: "Measure a whole stack on loopback: accept and end-to-end throughput, latency, memory",
 		Long: "bench copies the package into a temporary folder, starts the dev stand-ins (mock SMS gateway\n" +
-			"posting signed receipts, SMTP sink, companion peer) and the stack on loopback with SQLite,\n" +
-			"submits messages through the HTTP API with real tokens from concurrent callers, waits until\n" +
-			"every accepted message is final, and prints its figures: accepted and delivered per second,\n" +
-			"accept and end-to-end latency, peak RSS, lost and duplicated messages. docs/benchmarks.md\n" +
+			"posting signed receipts, SMTP sink, companion peer) and the stack in serve processes on loopback\n" +
+			"(SQLite in the folder, or a fresh schema of the PostgreSQL database --database names), submits\n" +
+			"messages through the HTTP API with real tokens from concurrent callers (or from wrk, with\n" +
+			"--load wrk), waits until every accepted message is final, and prints its figures: accepted and\n" +
+			"delivered per second, accept and end-to-end latency, peak RSS, lost and duplicated messages, and\n" +
+			"the CPU time the serve processes and the database server spent per message. docs/benchmarks.md\n" +
 			"describes the scenarios, the flags and every figure.",
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
@@ -47,8 +49,11 @@ func (a *app) benchCommand() *cobra.Command {
 	f.IntVar(&cfg.Concurrency, "concurrency", 160, "dispatch.concurrency: dispatcher workers")
 	f.StringVar(&cfg.Package, "package", "examples/quickstart", "the package to benchmark (copied, never written)")
 	f.StringVar(&cfg.Out, "out", "", "folder for the raw samples (samples.csv) and a chart (latency.png)")
-	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the whole run (stack, stand-ins and callers) to this file, for go tool pprof")
+	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the first serve process, from its start to its stop, to this file, for go tool pprof")
 	f.DurationVar(&cfg.Timeout, "timeout", 5*time.Minute, "how long to wait, after the last submission, for every message to become final")
+	f.StringVar(&cfg.Database, "database", "", "run on this PostgreSQL database (postgres://…), in a fresh schema per run, instead of SQLite")
+	f.IntVar(&cfg.Instances, "instances", 1, "serve processes sharing the database (more than one needs --database)")
+	f.StringVar(&cfg.Load, "load", "", "wrk: submit from wrk (a separate load generator) instead of the bench's own callers")
 	f.BoolVar(&cfg.Webhooks, "webhooks", false, "subscribe a local receiver to message.status events and report eventsPerSecond and eventLagP99Ms")
 	return cmd
 }

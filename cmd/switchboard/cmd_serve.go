@@ -10,14 +10,24 @@ import (
 )
 
 func (a *app) serveCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "serve",
+	var cpuProfile string
+	cmd := &cobra.Command{
+		Use:   "serve [--cpuprofile FILE]",
 		Short: "Run the API, dispatcher, callback receiver and sweeps from the runtime file",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cpuProfile != "" {
+				stop, err := startCPUProfile(cpuProfile)
+				if err != nil {
+					return environment("serve.unwritable", cpuProfile, err)
+				}
+				defer stop()
+			}
 			return a.serve(cmd.Context(), a.config, nil)
 		},
 	}
+	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file when serve stops, for go tool pprof")
+	return cmd
 }
 
 // serve loads the runtime file and runs the stack until ctx ends. When apiLn is given it is

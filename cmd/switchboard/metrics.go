@@ -130,6 +130,7 @@ func (m *metrics) handler(s *stack) http.Handler {
 type queueCollector struct {
 	s                                                         *stack
 	entries, bytes, oldestDue, oversized, held, lost, giveWay *prometheus.Desc
+	transactions, requests                                    *prometheus.Desc
 	pendingEvents                                             *prometheus.Desc
 }
 
@@ -142,6 +143,10 @@ func newQueueCollector(s *stack) *queueCollector {
 		held:      prometheus.NewDesc("switchboard_dispatch_claims_held", "Claims this process holds (sending under its leases).", nil, nil),
 		lost:      prometheus.NewDesc("switchboard_dispatch_leases_lost_total", "Outcomes not recorded because the claim's lease was lost (another process recovered it).", nil, nil),
 		giveWay:   prometheus.NewDesc("switchboard_dispatch_give_way_seconds_total", "Time the dispatcher held a single claim to give the CPU to a burst of submissions.", nil, nil),
+		transactions: prometheus.NewDesc("switchboard_store_transactions_total",
+			"Write transactions of the store's group-commit writers.", nil, nil),
+		requests: prometheus.NewDesc("switchboard_store_requests_total",
+			"Write requests those transactions carried (requests / transactions is the mean batch).", nil, nil),
 		pendingEvents: prometheus.NewDesc("switchboard_webhook_events_pending", "Undelivered events by endpoint (one per message and endpoint at most).",
 			[]string{"endpoint"}, nil),
 	}
@@ -155,6 +160,8 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.held
 	ch <- c.lost
 	ch <- c.giveWay
+	ch <- c.transactions
+	ch <- c.requests
 	ch <- c.pendingEvents
 }
 
@@ -176,6 +183,9 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.held, prometheus.GaugeValue, float64(fig.ClaimedHeld))
 	ch <- prometheus.MustNewConstMetric(c.lost, prometheus.CounterValue, float64(fig.LeaseLostTotal))
 	ch <- prometheus.MustNewConstMetric(c.giveWay, prometheus.CounterValue, fig.GivenWay.Seconds())
+	ws := c.s.store.WriterStats()
+	ch <- prometheus.MustNewConstMetric(c.transactions, prometheus.CounterValue, float64(ws.Batches))
+	ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(ws.Requests))
 	if len(c.s.rt.Webhooks) == 0 {
 		return
 	}

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -33,6 +28,8 @@ type scaleOptions struct {
 	// concurrency is each instance's dispatch.concurrency.
 	concurrency int
 	gateway     mockgw.Options // CallbackURL and CallbackSecret are filled in
+	// pkg makes the package the instances serve; nil means scaleOutPackage.
+	pkg func(testing.TB) string
 }
 
 // scaleCluster is several `serve` processes on one database behind a round-robin proxy, with
@@ -50,7 +47,11 @@ type scaleCluster struct {
 // instance answers /ready. Everything stops in tb's cleanup.
 func newScaleCluster(tb testing.TB, opts scaleOptions) *scaleCluster {
 	tb.Helper()
-	dir := scaleOutPackage(tb)
+	makePkg := opts.pkg
+	if makePkg == nil {
+		makePkg = scaleOutPackage
+	}
+	dir := makePkg(tb)
 	pkg, err := loadPackage(dir)
 	if err != nil {
 		tb.Fatal(err)
@@ -260,70 +261,4 @@ func tail(s string, n int) string {
 func loopbackAddr(tb testing.TB) string {
 	tb.Helper()
 	return fmt.Sprintf("127.0.0.1:%d", freePort(tb))
-}
-
-// roundRobin is the load balancer in front of the instances: each request goes to the next
-// backend, and to the one after when a backend refuses the connection (it is down). A request
-// that broke after reaching a backend is answered 502, and 503 when no backend is up; callers
-// retry both, with the same Idempotency-Key for submissions.
-type roundRobin struct {
-	url       string
-	backends  []string
-	next      atomic.Uint64
-	transport *http.Transport
-	srv       *http.Server
-}
-
-func startRoundRobin(backends []string) (*roundRobin, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("proxy listen: %w", err)
-	}
-	t := http.DefaultTransport.(*http.Transport).Clone()
-	t.MaxIdleConns, t.MaxIdleConnsPerHost = 512, 128
-	p := &roundRobin{url: "http://" + ln.Addr().String(), backends: backends, transport: t}
-	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = p.srv.Serve(ln) }()
-	return p, nil
-}
-
-func (p *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(io.LimitReader(r.Body, 2<<20))
-	if err != nil {
-		http.Error(w, "proxy: read the request body", http.StatusBadRequest)
-		return
-	}
-	first := p.next.Add(1)
-	for i := range uint64(len(p.backends)) {
-		backend := p.backends[(first+i)%uint64(len(p.backends))]
-		out, err := http.NewRequestWithContext(r.Context(), r.Method, "http://"+backend+r.URL.RequestURI(), bytes.NewReader(body))
-		if err != nil {
-			http.Error(w, "proxy: "+err.Error(), http.StatusBadRequest)
-			return
-		}
-		out.Header = r.Header.Clone()
-		resp, err := p.transport.RoundTrip(out)
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			continue // down: try the next one
-		}
-		if err != nil {
-			http.Error(w, "proxy: the backend broke off", http.StatusBadGateway)
-			return
-		}
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		_, _ = io.Copy(w, resp.Body)
-		resp.Body.Close()
-		return
-	}
-	w.Header().Set("Retry-After", "1")
-	http.Error(w, "proxy: no backend is up", http.StatusServiceUnavailable)
-}
-
-func (p *roundRobin) close() {
-	_ = p.srv.Close()
-	p.transport.CloseIdleConnections()
 }

@@ -28,9 +28,15 @@ func Schema(t testing.TB) string {
 	if base == "" {
 		t.Skipf("%s is not set: no PostgreSQL to test against", EnvURL)
 	}
+	return SchemaOn(t, base)
+}
+
+// SchemaOn is Schema on the server at base, a postgres:// URL.
+func SchemaOn(t testing.TB, base string) string {
+	t.Helper()
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		t.Fatalf("%s must be a postgres:// URL", EnvURL)
+		t.Fatalf("pgtest: %q is not a postgres:// URL", base)
 	}
 	db, err := sql.Open("pgx", base)
 	if err != nil {

@@ -42,8 +42,24 @@ type Result struct {
 	WriterMeanBatch    float64 `json:"writerMeanBatch"`
 	GivenWaySeconds    float64 `json:"givenWaySeconds"`
 	DurationSeconds    float64 `json:"durationSeconds"`
-	// ProcessCPUUsPerMessage is the CPU time of the whole bench process (stack, stand-ins and
-	// callers) per accepted message, in microseconds.
+	// Database is "sqlite" or "postgres", Instances the serve processes on it, Load who made
+	// the submissions: "bench" (its own callers) or "wrk".
+	Database  string `json:"database"`
+	Instances int    `json:"instances"`
+	Load      string `json:"load"`
+	// ServeCPUUsPerMessage is the CPU time of the serve processes over the run (from the first
+	// submission until every message was final), per accepted message; the bench's callers
+	// and stand-ins are other processes and are not counted.
+	ServeCPUUsPerMessage float64 `json:"serveCpuUsPerMessage"`
+	// DatabaseCPUUsPerMessage is the CPU time of the PostgreSQL server's processes on this
+	// machine that worked for the run, per accepted message; absent on SQLite and for a server
+	// elsewhere.
+	DatabaseCPUUsPerMessage *float64 `json:"databaseCpuUsPerMessage,omitempty"`
+	// LoadAverage is the machine's one-minute load average when the run ended: the figures of
+	// a run on a busy machine are lower than they would be on a quiet one.
+	LoadAverage float64 `json:"loadAverage"`
+	// ProcessCPUUsPerMessage is the CPU time of the bench's own process (its callers, the
+	// stand-ins, the event receiver; not the serve processes) per accepted message.
 	ProcessCPUUsPerMessage float64 `json:"processCpuUsPerMessage"`
 	Events
 }
@@ -65,6 +81,16 @@ func (c Config) Validate() error {
 		return errors.New("--concurrency must be at least 1")
 	case c.Timeout <= 0:
 		return errors.New("--timeout must be positive")
+	case c.Instances < 1:
+		return errors.New("--instances must be at least 1")
+	case c.Instances > 1 && c.Database == "":
+		return errors.New("--instances above 1 needs --database: several serve processes share only PostgreSQL")
+	case c.Load != "" && c.Load != "wrk":
+		return errors.New("--load must be wrk")
+	case c.Load == "wrk" && c.Rate > 0:
+		return errors.New("--load wrk runs a closed loop: it takes no --rate")
+	case c.Load == "wrk" && c.Channel == "mixed":
+		return errors.New("--load wrk sends one submission body: it takes one channel, not mixed")
 	}
 	return nil
 }
@@ -87,32 +113,45 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	if err != nil {
 		return Result{}, err
 	}
-	stopProfile := func() {}
-	if cfg.CPUProfile != "" {
-		// The profile covers the load and the dispatch, not the final read of every message.
-		if stopProfile, err = startCPUProfile(cfg.CPUProfile); err != nil {
-			return Result{}, environment("bench.unwritable", cfg.CPUProfile, err)
-		}
-		defer stopProfile()
+	pids := e.stack.Processes
+	serveBefore := processesCPU(pids)
+	if err := e.database.observe(ctx); err != nil {
+		return Result{}, fmt.Errorf("bench: %w", err)
 	}
 	cpuStart, _ := cputime.Process()
 	var accepted atomic.Int64
 	loadDone := make(chan struct{})
 	var samples []benchSample
 	var begin time.Time
+	var loadErr error
 	go func() {
 		defer close(loadDone)
+		if cfg.Load == "wrk" {
+			samples, begin, loadErr = e.loadWrk(ctx, cfg, bodies, &accepted)
+			return
+		}
 		samples, begin = e.load(ctx, cfg, bodies, &accepted)
 	}()
 	deadline, err := e.waitSettled(ctx, loadDone, &accepted, cfg.Timeout,
 		func(n int64) { progress(n, int64(cfg.Messages)) })
 	<-loadDone
-	stopProfile()
+	// The run's cost: what the instances and the database did from the first submission until
+	// every message was final (the final reads below are not part of it).
+	serveCPU := processesCPU(pids) - serveBefore
+	if oerr := e.database.observe(ctx); oerr != nil && err == nil {
+		err = oerr
+	}
+	if err == nil {
+		err = loadErr
+	}
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %w", err)
 	}
 	if err := e.readFinal(ctx, samples, min(cfg.Callers, 16), deadline); err != nil {
 		return Result{}, fmt.Errorf("bench: %w", err)
+	}
+	if cfg.Load == "wrk" {
+		samples = wrkAcceptTimes(samples)
 	}
 	dups, err := e.duplicates(ctx)
 	if err != nil {
@@ -127,16 +166,37 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 		events = eventFigures(e.stack.Events, begin, pending)
 	}
 	cpuEnd, _ := cputime.Process()
-	r := summarize(cfg, samples, begin, dups, PeakRSSBytes())
+	r := summarize(cfg, samples, begin, dups, processPeakRSS(pids))
 	r.Events = events
 	if r.Messages > 0 {
-		r.ProcessCPUUsPerMessage = math.Round(float64((cpuEnd-cpuStart).Microseconds())/float64(r.Messages)*10) / 10
+		r.ProcessCPUUsPerMessage = perMessageUs(cpuEnd-cpuStart, r.Messages)
+	}
+	if cfg.Load == "wrk" {
+		r.AcceptP50Ms, r.AcceptP99Ms = e.wrkLatency.p50, e.wrkLatency.p99
 	}
 	r.ReceiptsFailed = e.receiptsFailed()
-	if ws := e.stack.Store.WriterStats(); ws.Batches > 0 {
-		r.WriterBatches, r.WriterMeanBatch = ws.Batches, float64(ws.Requests)/float64(ws.Batches)
+	r.Database, r.Instances, r.Load = "sqlite", max(cfg.Instances, 1), "bench"
+	if cfg.Database != "" {
+		r.Database = "postgres"
 	}
-	r.GivenWaySeconds = e.stack.Dispatcher.Figures().GivenWay.Seconds()
+	if cfg.Load != "" {
+		r.Load = cfg.Load
+	}
+	if r.Messages > 0 {
+		r.ServeCPUUsPerMessage = perMessageUs(serveCPU, r.Messages)
+		if e.database.local() {
+			v := perMessageUs(e.database.cpu(), r.Messages)
+			r.DatabaseCPUUsPerMessage = &v
+		}
+	}
+	if batches, err := e.stack.Metric(ctx, "switchboard_store_transactions_total"); err == nil && batches > 0 {
+		requests, _ := e.stack.Metric(ctx, "switchboard_store_requests_total")
+		r.WriterBatches, r.WriterMeanBatch = int64(batches), math.Round(requests/batches*10)/10
+	}
+	if gw, err := e.stack.Metric(ctx, "switchboard_dispatch_give_way_seconds_total"); err == nil {
+		r.GivenWaySeconds = math.Round(gw*10) / 10
+	}
+	r.LoadAverage = loadAverage()
 	if cfg.Out != "" {
 		title := fmt.Sprintf("switchboard bench: %d %s message(s), %d caller(s), gateway latency %v",
 			cfg.Messages, cfg.Channel, cfg.Callers, cfg.GatewayLatency)
@@ -147,26 +207,37 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	return r, nil
 }
 
+// perMessageUs is d in microseconds per message, with one decimal.
+func perMessageUs(d time.Duration, messages int) float64 {
+	return math.Round(float64(d.Microseconds())/float64(messages)*10) / 10
+}
+
 // WriteTable writes the result as the human table.
 func (r Result) WriteTable(out io.Writer) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "scenario\t%d %s message(s), %d caller(s), gateway latency %gms, concurrency %d\n",
-		r.Requested, r.Channel, r.Callers, r.GatewayLatencyMs, r.Concurrency)
+	fmt.Fprintf(w, "scenario\t%d %s message(s), %d caller(s) (%s), gateway latency %gms, concurrency %d\n",
+		r.Requested, r.Channel, r.Callers, r.Load, r.GatewayLatencyMs, r.Concurrency)
+	fmt.Fprintf(w, "stack\t%d serve process(es) on %s\n", r.Instances, r.Database)
 	fmt.Fprintf(w, "accepted\t%d (%d refused) at %.1f/s\n", r.Messages, r.Refused, r.AcceptedPerSecond)
 	fmt.Fprintf(w, "final\t%d delivered, %d failed, %d lost; delivered end to end at %.1f/s\n",
 		r.Delivered, r.Failed, r.Lost, r.DeliveredPerSecond)
 	fmt.Fprintf(w, "accept latency\tp50 %.1f ms, p99 %.1f ms\n", r.AcceptP50Ms, r.AcceptP99Ms)
 	fmt.Fprintf(w, "end to end\tp50 %.1f ms, p99 %.1f ms\n", r.EndToEndP50Ms, r.EndToEndP99Ms)
-	fmt.Fprintf(w, "peak RSS\t%.1f MiB\n", float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(w, "peak RSS\t%.1f MiB (the largest serve process)\n", float64(r.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(w, "serve CPU\t%.1f µs per message\n", r.ServeCPUUsPerMessage)
+	if r.DatabaseCPUUsPerMessage != nil {
+		fmt.Fprintf(w, "database CPU\t%.1f µs per message\n", *r.DatabaseCPUUsPerMessage)
+	}
 	fmt.Fprintf(w, "duplicates\t%d\n", r.Duplicates)
 	fmt.Fprintf(w, "receipts failed\t%d (the mock gateway gave up posting them)\n", r.ReceiptsFailed)
 	fmt.Fprintf(w, "store writer\t%d transactions, %.1f requests each on average\n", r.WriterBatches, r.WriterMeanBatch)
 	fmt.Fprintf(w, "gave way\t%.1f s (the dispatcher held one claim while the burst had the CPU)\n", r.GivenWaySeconds)
 	fmt.Fprintf(w, "duration\t%.1f s\n", r.DurationSeconds)
-	fmt.Fprintf(w, "process CPU\t%.1f µs per message (stack, stand-ins and callers)\n", r.ProcessCPUUsPerMessage)
+	fmt.Fprintf(w, "process CPU\t%.1f µs per message (the bench itself: callers, stand-ins, receiver)\n", r.ProcessCPUUsPerMessage)
 	if r.Events.Received > 0 || r.EventsRefused > 0 || r.EventsPending > 0 {
 		r.Events.writeLine(w)
 	}
+	fmt.Fprintf(w, "load average\t%.2f (one minute, when the run ended)\n", r.LoadAverage)
 	return w.Flush()
 }
 

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,8 +83,10 @@ func (e *benchEnv) load(ctx context.Context, cfg Config, bodies map[string][]byt
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	start := time.Now()
-	submitURL := &url.URL{Scheme: "http", Host: strings.TrimPrefix(e.apiURL, "http://"), Path: "/v1/messages"}
-	for range cfg.Callers {
+	apis := e.stack.APIs
+	for c := range cfg.Callers {
+		// Each caller keeps to one instance, the callers spread evenly over them.
+		submitURL := &url.URL{Scheme: "http", Host: apis[c%len(apis)], Path: "/v1/messages"}
 		wg.Go(func() {
 			conn := &benchConn{addr: submitURL.Host}
 			defer conn.close()

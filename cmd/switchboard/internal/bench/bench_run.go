@@ -26,13 +26,16 @@ type Config struct {
 	Concurrency    int     // dispatch.concurrency of the runtime file
 	Package        string
 	Out            string
-	CPUProfile     string        // file for a CPU profile of the run, or ""
+	CPUProfile     string        // file for a CPU profile of the first serve process, or ""
 	Timeout        time.Duration // how long to wait for the last message to become final
+	Database       string        // a PostgreSQL URL, or "" for SQLite in the temporary folder
+	Instances      int           // serve processes on the database
+	Load           string        // "" (the bench's own callers) or "wrk" (an external load generator)
 	Webhooks       bool          // subscribe a local event receiver (events.go)
 }
 
 // benchEnv is the stack under test: a copy of the package in a temporary folder, the dev
-// stand-ins, and the stack served in-process on a loopback listener.
+// stand-ins, and the serve processes the command started on it.
 type benchEnv struct {
 	tmp      string
 	apiURL   string
@@ -40,6 +43,10 @@ type benchEnv struct {
 	client   *http.Client
 	sender   string // sender token
 	operator string // operator token ("" when the package has no operator client)
+	// database charges the PostgreSQL server's CPU to the run; nil on SQLite.
+	database *databaseCPU
+	// wrkLatency is the accept latency wrk measured, in a run with --load wrk.
+	wrkLatency wrkLatency
 }
 
 // standInLog is the stand-ins' logger: errors only, since a refused receipt is counted in the
@@ -92,10 +99,14 @@ func startBench(ctx context.Context, cfg Config, start StartStack, log *slog.Log
 		ReceiptWorkers: 64,
 		Webhooks:       cfg.Webhooks,
 		Tune:           func(path string) error { return setDispatchConcurrency(path, cfg.Concurrency) },
-		Log:            log, StandInLog: standInLog(log, log.Enabled(ctx, slog.LevelDebug)),
+		Database:       cfg.Database, Instances: max(cfg.Instances, 1), CPUProfile: cfg.CPUProfile,
+		Log: log, StandInLog: standInLog(log, log.Enabled(ctx, slog.LevelDebug)),
 	})
 	if err != nil {
 		return fail(err)
+	}
+	if e.stack.Database != nil {
+		e.database = newDatabaseCPU(e.stack.Database)
 	}
 	e.apiURL = e.stack.APIURL
 	transport := http.DefaultTransport.(*http.Transport).Clone()

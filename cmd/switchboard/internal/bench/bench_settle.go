@@ -11,37 +11,21 @@ import (
 	"switchboard/engine"
 )
 
-// benchPoll is how often the benchmark reads GET /v1/slo and the stand-ins' counters.
+// benchPoll is how often the benchmark reads the queue figures and the stand-ins' counters.
 const benchPoll = 100 * time.Millisecond
 
-// sloFigures is the part of GET /v1/slo the benchmark reads.
-type sloFigures struct {
-	Dispatch map[string]int64 `json:"dispatch"`
-}
-
-// dispatchFigures reads the dispatch counts through GET /v1/slo with the operator token, or
-// from the store when the package has no operator client.
+// dispatchFigures reads the dispatch counts from the bench's own handle on the database (read
+// through GET /v1/slo, the polling would be charged to the instances).
 func (e *benchEnv) dispatchFigures(ctx context.Context) (map[string]int64, error) {
-	if e.operator == "" {
-		st, err := e.stack.Store.Stats(ctx, time.Now())
-		if err != nil {
-			return nil, fmt.Errorf("read the queue figures: %w", err)
-		}
-		out := map[string]int64{}
-		for k, v := range st.Dispatch {
-			out[string(k)] = v
-		}
-		return out, nil
-	}
-	var slo sloFigures
-	code, err := e.getJSON(ctx, "/v1/slo", e.operator, &slo)
+	st, err := e.stack.Store.Stats(ctx, time.Now())
 	if err != nil {
-		return nil, fmt.Errorf("GET /v1/slo: %w", err)
+		return nil, fmt.Errorf("read the queue figures: %w", err)
 	}
-	if code != http.StatusOK {
-		return nil, fmt.Errorf("GET /v1/slo: status %d", code)
+	out := map[string]int64{}
+	for k, v := range st.Dispatch {
+		out[string(k)] = v
 	}
-	return slo.Dispatch, nil
+	return out, nil
 }
 
 // settled reports whether the queue is empty and every message a mock gateway took has had its
@@ -73,6 +57,9 @@ func (e *benchEnv) waitSettled(ctx context.Context, loadDone <-chan struct{}, ac
 		case <-loadDone:
 			deadline, loadDone = time.Now().Add(timeout), nil
 		case <-tick.C:
+			if err := e.database.observe(ctx); err != nil {
+				return deadline, err
+			}
 			d, err := e.dispatchFigures(ctx)
 			if err != nil {
 				return deadline, err

@@ -1,12 +1,8 @@
 package bench
 
 import (
-	"bufio"
 	"math"
-	"os"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 )
 
@@ -72,30 +68,7 @@ func perSecond(n int, d time.Duration) float64 {
 
 // PeakRSSBytes reads the process's peak resident set size (VmHWM in /proc/self/status), in
 // bytes; 0 where /proc is not available.
-func PeakRSSBytes() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), "VmHWM:")
-		if !ok {
-			continue
-		}
-		fields := strings.Fields(rest)
-		if len(fields) == 0 {
-			return 0
-		}
-		kb, err := strconv.ParseInt(fields[0], 10, 64)
-		if err != nil {
-			return 0
-		}
-		return kb << 10
-	}
-	return 0
-}
+func PeakRSSBytes() int64 { return statusKiB("/proc/self/status", "VmHWM:") << 10 }
 
 // summarize turns the samples of a run, read back as final, into its result.
 func summarize(cfg Config, samples []benchSample, start time.Time, duplicates int, rss int64) Result {

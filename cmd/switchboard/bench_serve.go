@@ -1,0 +1,258 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// benchServe is the system under test of a bench run: one or more `switchboard serve`
+// processes of this binary, each with its own runtime file (its own API and metrics ports),
+// on one database. Running them as processes of their own is what lets the bench charge their
+// CPU time, and only theirs, to the messages (the callers and stand-ins stay in the bench).
+type benchServe struct {
+	instances []*benchInstance
+	runtimes  []string // the instances' runtime files
+	// stopped delivers an error when an instance exits by itself, before stop.
+	stopped  chan error
+	stopping chan struct{}
+	stopOnce sync.Once
+}
+
+// benchInstance is one serve process.
+type benchInstance struct {
+	api, metrics string // host:port of its listeners
+	cmd          *exec.Cmd
+	done         chan struct{}
+	logs         *tailBuffer
+}
+
+// startServe writes one runtime file per instance beside devRuntime (same package, secrets
+// and stand-ins; its own listeners; the database of databaseURL when set) and starts the
+// instances one after the other, each once the previous is ready: the first migrates the
+// database alone. env is added to the instances' environment (DATABASE_URL); cpuProfile,
+// when set, makes the first instance write a CPU profile of its run there.
+func startServe(ctx context.Context, devRuntime string, instances int, databaseURL, cpuProfile string) (*benchServe, error) {
+	bin, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("find the switchboard binary: %w", err)
+	}
+	s := &benchServe{stopped: make(chan error, instances), stopping: make(chan struct{})}
+	for i := range instances {
+		in := &benchInstance{logs: &tailBuffer{max: 16 << 10}}
+		if in.api, err = freeLoopbackAddr(); err != nil {
+			s.stop()
+			return nil, err
+		}
+		if in.metrics, err = freeLoopbackAddr(); err != nil {
+			s.stop()
+			return nil, err
+		}
+		path := filepath.Join(filepath.Dir(devRuntime), fmt.Sprintf("runtime-%d.yaml", i))
+		if err := writeInstanceRuntime(devRuntime, path, in.api, in.metrics, databaseURL != ""); err != nil {
+			s.stop()
+			return nil, environment("bench.unwritable", path, err)
+		}
+		s.runtimes = append(s.runtimes, path)
+		args := []string{"serve", "--config", path}
+		if cpuProfile != "" && i == 0 {
+			args = append(args, "--cpuprofile", cpuProfile)
+		}
+		in.cmd = exec.Command(bin, args...)
+		in.cmd.Env = append(os.Environ(), "SWITCHBOARD_CONFIG=", "SWITCHBOARD_LOG=warn")
+		if databaseURL != "" {
+			in.cmd.Env = append(in.cmd.Env, "DATABASE_URL="+databaseURL)
+		}
+		in.cmd.Stdout, in.cmd.Stderr = in.logs, in.logs
+		if err := in.cmd.Start(); err != nil {
+			s.stop()
+			return nil, environment("bench.serve-failed", bin, err)
+		}
+		in.done = make(chan struct{})
+		go func(in *benchInstance) {
+			err := in.cmd.Wait()
+			close(in.done)
+			select {
+			case <-s.stopping:
+			default:
+				s.stopped <- fmt.Errorf("serve %s exited: %v\n%s", in.api, err, in.logs.String())
+			}
+		}(in)
+		s.instances = append(s.instances, in)
+		if err := in.waitReady(ctx, 90*time.Second); err != nil {
+			s.stop()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// writeInstanceRuntime derives an instance's runtime file from the one dev wrote: its own
+// listeners and, with postgres, the database named by DATABASE_URL.
+func writeInstanceRuntime(devRuntime, path, api, metrics string, postgres bool) error {
+	raw, err := os.ReadFile(devRuntime)
+	if err != nil {
+		return err
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return fmt.Errorf("decode %s: %w", devRuntime, err)
+	}
+	doc["listen"] = map[string]any{"api": api, "metrics": metrics}
+	if postgres {
+		doc["database"] = map[string]any{"driver": "postgres", "urlRef": "secret:env/DATABASE_URL"}
+		secrets, _ := doc["secrets"].(map[string]any)
+		if secrets == nil {
+			secrets = map[string]any{}
+		}
+		secrets["env"] = map[string]any{}
+		doc["secrets"] = secrets
+	}
+	out, err := yaml.Marshal(doc)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", path, err)
+	}
+	return os.WriteFile(path, append([]byte("# Written by `switchboard bench`.\n"), out...), 0o600)
+}
+
+// waitReady polls /ready until it answers 200, failing when the process exits first.
+func (in *benchInstance) waitReady(ctx context.Context, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := &http.Client{Timeout: 2 * time.Second}
+	for {
+		if resp, err := client.Get("http://" + in.api + "/ready"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		select {
+		case <-in.done:
+			return environment("bench.serve-failed", in.api, fmt.Errorf("serve exited while starting:\n%s", in.logs.String()))
+		case <-ctx.Done():
+			return environment("bench.not-ready", in.api, fmt.Errorf("serve did not become ready: %w\n%s", ctx.Err(), in.logs.String()))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// pids lists the instances' process ids.
+func (s *benchServe) pids() []int {
+	out := make([]int, 0, len(s.instances))
+	for _, in := range s.instances {
+		out = append(out, in.cmd.Process.Pid)
+	}
+	return out
+}
+
+// apis lists the instances' API addresses (host:port).
+func (s *benchServe) apis() []string {
+	out := make([]string, 0, len(s.instances))
+	for _, in := range s.instances {
+		out = append(out, in.api)
+	}
+	return out
+}
+
+// metric sums a counter or gauge without labels over every instance's /metrics.
+func (s *benchServe) metric(ctx context.Context, name string) (float64, error) {
+	total := 0.0
+	for _, in := range s.instances {
+		v, err := scrapeMetric(ctx, "http://"+in.metrics+"/metrics", name)
+		if err != nil {
+			return 0, err
+		}
+		total += v
+	}
+	return total, nil
+}
+
+// scrapeMetric reads one unlabelled sample from a Prometheus text exposition; 0 when absent.
+func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("scrape %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		rest, ok := strings.CutPrefix(sc.Text(), name+" ")
+		if !ok {
+			continue
+		}
+		return strconv.ParseFloat(strings.TrimSpace(rest), 64)
+	}
+	return 0, sc.Err()
+}
+
+// stop ends every instance with SIGTERM (a graceful stop) and waits, killing one that has
+// not exited after 30 seconds.
+func (s *benchServe) stop() { s.stopOnce.Do(s.stopAll) }
+
+func (s *benchServe) stopAll() {
+	close(s.stopping)
+	for _, in := range s.instances {
+		_ = in.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	for _, in := range s.instances {
+		select {
+		case <-in.done:
+		case <-time.After(30 * time.Second):
+			_ = in.cmd.Process.Kill()
+			<-in.done
+		}
+	}
+}
+
+// freeLoopbackAddr is a loopback host:port that was free a moment ago.
+func freeLoopbackAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", environment("listener.failed", "127.0.0.1:0", err)
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// tailBuffer keeps the last max bytes written to it, for the logs of a failed instance.
+type tailBuffer struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+var _ io.Writer = (*tailBuffer)(nil)
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
