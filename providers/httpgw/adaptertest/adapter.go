@@ -180,7 +180,11 @@ func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (ht
 		if cfg.Auth.Kind == httpgw.AuthAWSSigV4 {
 			cfg.Auth.Service, cfg.Auth.Region = s.Authentication.Service, s.Authentication.Region
 		}
-		cfg.Parameters = s.Parameters
+		params, err := expandParameters(s.Parameters, c.setup.Env)
+		if err != nil {
+			return cfg, nil, err
+		}
+		cfg.Parameters = params
 	}
 	path := "/"
 	if base != "" {
@@ -224,4 +228,21 @@ func standInAuth(kind, scheme, header string) httpgw.Auth {
 		return httpgw.Auth{Kind: kind, AccessKeyID: "AKIDADAPTERTEST", SecretAccessKey: "adaptertest-secret"}
 	}
 	return httpgw.Auth{Kind: httpgw.AuthNone}
+}
+
+// expandParameters substitutes ${NAME} in the snippet's parameters from env, as the runtime
+// loader does in every string value of a runtime file.
+func expandParameters(params map[string]string, env map[string]string) (map[string]string, error) {
+	if params == nil {
+		return nil, nil
+	}
+	out := make(map[string]string, len(params))
+	for name, value := range params {
+		v, err := expandEnv(value, env)
+		if err != nil {
+			return nil, fmt.Errorf("parameters.%s: %w", name, err)
+		}
+		out[name] = v
+	}
+	return out, nil
 }

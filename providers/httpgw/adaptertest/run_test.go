@@ -296,3 +296,48 @@ func TestRunDirFolders(t *testing.T) {
 		t.Errorf("invalid provider.yaml: err = %v", err)
 	}
 }
+
+// TestSnippetParametersAreSubstituted: ${NAME} in the snippet's parameters is substituted from
+// setup.yaml env in a case, and from the environment by Prepare (adapter run), as the runtime
+// loader substitutes it; an unset variable is named.
+func TestSnippetParametersAreSubstituted(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "gw")
+	mustWrite(t, filepath.Join(dir, "provider.yaml"), "script: adapter.js\nrequest: {method: post, headers: [content-type]}\n")
+	mustWrite(t, filepath.Join(dir, "adapter.js"), `function prepare(message, profile) {
+  return {target: "accounts/" + profile.parameters.account + "/messages", body: {text: message.parts.text}};
+}`)
+	mustWrite(t, filepath.Join(dir, "runtime-snippet.yaml"), `providers:
+  gw:
+    kind: http
+    baseUrl: "https://gw.example/api/"
+    parameters: {account: "${GW_ACCOUNT}"}
+    authentication: {kind: static-authorization, scheme: Bearer, tokenRef: "secret:file/gw-token"}
+`)
+	message := "messageId: m-1\nrecipient: \"+15550123\"\nparts: {text: hello}\nprofile: {id: p, channel: sms, sender: \"+15550100\"}\n"
+	mustWrite(t, filepath.Join(dir, "testdata", "sent.txtar"), "-- message.yaml --\n"+message+
+		"-- setup.yaml --\nenv: {GW_ACCOUNT: AC42}\n-- send1/answer.http --\n202\n")
+	if passed, failed, out := runDir(t, dir, true); passed != 1 || failed != 0 {
+		t.Fatalf("update: passed %d failed %d\n%s", passed, failed, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "testdata", "sent.txtar"))
+	if err != nil || !strings.Contains(string(data), "POST /api/accounts/AC42/messages") {
+		t.Fatalf("the request does not use the substituted parameter (%v):\n%s", err, data)
+	}
+
+	mustWrite(t, filepath.Join(dir, "message.yaml"), message)
+	getenv := func(name string) string {
+		if name == "GW_ACCOUNT" {
+			return "AC43"
+		}
+		return ""
+	}
+	res, err := Prepare(dir, filepath.Join(dir, "message.yaml"), getenv)
+	if err != nil || res.Request == nil || !strings.HasSuffix(res.Request.URL, "/api/accounts/AC43/messages") {
+		t.Fatalf("Prepare: %+v, %v", res, err)
+	}
+	if _, err := Prepare(dir, filepath.Join(dir, "message.yaml"), func(string) string { return "" }); err == nil ||
+		!strings.Contains(err.Error(), "GW_ACCOUNT") {
+		t.Fatalf("Prepare without the variable: %v, want an error naming GW_ACCOUNT", err)
+	}
+}
