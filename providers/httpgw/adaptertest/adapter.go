@@ -62,6 +62,7 @@ type snippetProvider struct {
 		UsernameRef     string   `yaml:"usernameRef"`
 		PasswordRef     string   `yaml:"passwordRef"`
 		TokenRef        string   `yaml:"tokenRef"`
+		Prefix          string   `yaml:"prefix"` // path-token
 		TokenURL        string   `yaml:"tokenUrl"`
 		ClientID        string   `yaml:"clientId"`
 		ClientSecretRef string   `yaml:"clientSecretRef"`
@@ -177,6 +178,7 @@ func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (ht
 		}
 		cfg.MaximumResponseBytes = s.MaximumResponseBytes
 		cfg.Auth = standInAuth(s.Authentication.Kind, s.Authentication.Scheme, s.Authentication.Header)
+		cfg.Auth.Prefix = s.Authentication.Prefix
 		if cfg.Auth.Kind == httpgw.AuthAWSSigV4 {
 			cfg.Auth.Service, cfg.Auth.Region = s.Authentication.Service, s.Authentication.Region
 		}
@@ -226,6 +228,9 @@ func standInAuth(kind, scheme, header string) httpgw.Auth {
 		return httpgw.Auth{Kind: kind, Header: header, Token: "adaptertest-token"}
 	case httpgw.AuthAWSSigV4:
 		return httpgw.Auth{Kind: kind, AccessKeyID: "AKIDADAPTERTEST", SecretAccessKey: "adaptertest-secret"}
+	case httpgw.AuthPathToken:
+		// The one stand-in a golden request shows: it marks where the token goes in the path.
+		return httpgw.Auth{Kind: kind, Token: "adaptertest-token"}
 	}
 	return httpgw.Auth{Kind: httpgw.AuthNone}
 }
