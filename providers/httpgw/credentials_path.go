@@ -37,14 +37,19 @@ func (pathTokenCredential) rejected(string) {}
 func (pathTokenCredential) ownedHeaders() []string { return nil }
 
 // sign inserts the segment after the baseUrl's path. The target was resolved under the
-// baseUrl, so the request's path starts with it.
+// baseUrl, so the request's path starts with it. The target "./" (the baseUrl itself) makes the
+// segment the path's last one, without a trailing "/": for a webhook URL whose last segment is
+// the secret (a Microsoft Teams incoming webhook).
 func (c pathTokenCredential) sign(r *http.Request, _ []byte) error {
 	esc := r.URL.EscapedPath()
 	rest, ok := strings.CutPrefix(esc, c.basePath)
 	if !ok {
 		return errors.New("path-token: the request path is not under the baseUrl")
 	}
-	esc = c.basePath + c.segment + "/" + rest
+	esc = c.basePath + c.segment
+	if rest != "" {
+		esc += "/" + rest
+	}
 	path, err := url.PathUnescape(esc)
 	if err != nil {
 		return errors.New("path-token: the request path does not unescape")

@@ -34,6 +34,36 @@ func TestPathTokenIsTheFirstSegmentUnderTheBase(t *testing.T) {
 	}
 }
 
+// TestPathTokenAsTheLastSegment: with the target "./" the token ends the path (a webhook URL
+// whose last segment is the secret), without a trailing slash; a query stays.
+func TestPathTokenAsTheLastSegment(t *testing.T) {
+	t.Parallel()
+	const adapter = `function prepare(m, p) { return {target: m.parts.text, body: {text: "hi"}}; }
+function receipt(r) { return null; }`
+	for target, want := range map[string]string{"./": "/webhookb2/g@t/IncomingWebhook/abc/V2secret-token", "./?x=1": "/webhookb2/g@t/IncomingWebhook/abc/V2secret-token?x=1"} {
+		g := newGateway(t, answerJSON(http.StatusOK, `1`))
+		cfg := baseConfig(t, g.URL+"/webhookb2/g@t/IncomingWebhook/abc/", adapter)
+		cfg.Auth = Auth{Kind: AuthPathToken, Token: "V2secret-token"}
+		p := newTestProvider(t, cfg)
+		out := smsOutbound()
+		out.Parts = map[string]string{"text": target}
+		if o := p.Send(context.Background(), out); o.Class != engine.OutcomeAccepted {
+			t.Fatalf("%s: outcome %+v", target, o)
+		}
+		reqs := g.requests()
+		got := ""
+		if len(reqs) == 1 {
+			got = reqs[0].Path
+			if reqs[0].RawQuery != "" {
+				got += "?" + reqs[0].RawQuery
+			}
+		}
+		if got != want {
+			t.Errorf("target %s: request %q, want %q", target, got, want)
+		}
+	}
+}
+
 // TestPathTokenThatNeedsEscapingIsRefused: New refuses a token that is not a path segment.
 func TestPathTokenThatNeedsEscapingIsRefused(t *testing.T) {
 	t.Parallel()
