@@ -31,7 +31,7 @@ var update = flag.Bool("update", false, "rewrite the expected sections of the go
 func adapterDirs(t *testing.T) []string {
 	t.Helper()
 	matches, err := filepath.Glob(filepath.Join("*", "provider.yaml"))
-	if err != nil || len(matches) < 5 {
+	if err != nil || len(matches) < 16 {
 		t.Fatalf("adapter folders: %v (%d found)", err, len(matches))
 	}
 	dirs := make([]string, len(matches))
@@ -240,16 +240,19 @@ func firstCase(t *testing.T, dir string) caseSetup {
 // manifest is a package that declares the adapter's provider with a sender profile using it,
 // of the channel and sender of the adapter's golden cases (idempotentSubmit as they set it).
 func manifest(id string, c caseSetup) string {
-	sender := strconv.Quote(c.profile.Sender)
-	if c.profile.Channel == "sms" {
+	sender := ", sender: " + strconv.Quote(c.profile.Sender)
+	switch {
+	case c.profile.Channel == "sms":
 		sender += ", maximumSegments: " + strconv.Itoa(max(c.profile.MaximumSegments, 1))
+	case c.profile.Sender == "":
+		sender = "" // a chat profile without a sender leaves it out
 	}
 	return `apiVersion: switchboard/v1
 kind: Package
 providers:
   - {id: ` + id + `, kind: http, idempotentSubmit: ` + strconv.FormatBool(c.setup.IdempotentSubmit) + `}
 senderProfiles:
-  - {id: notices, channel: ` + c.profile.Channel + `, provider: ` + id + `, sender: ` + sender + `}
+  - {id: notices, channel: ` + c.profile.Channel + `, provider: ` + id + sender + `}
 templates: []
 accessProfiles:
   - {id: operations, role: operator, clients: [case-system], requiredScopes: [messaging:operate], requestsPerMinute: 60, burst: 10}

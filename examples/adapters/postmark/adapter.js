@@ -103,7 +103,10 @@ function interpret(response) {
   return {outcome: "permanent", code: code};
 }
 
-// eventReport reads a webhook with a RecordType.
+/**
+ * eventReport reads a webhook with a RecordType.
+ * @returns {Switchboard.Receipt | null}
+ */
 function eventReport(e) {
   if (typeof e.MessageID !== "string" || e.MessageID === "") {
     return null;
