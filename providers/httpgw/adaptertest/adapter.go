@@ -158,6 +158,12 @@ func (a *adapter) declaredHeaders() map[string]bool {
 // config builds the provider for one case against the gateway at gatewayURL. It returns the
 // private key that signs ecdsa-p256 or ed25519 callbacks (nil unless setup.yaml gives one).
 func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (httpgw.Config, crypto.Signer, error) {
+	return a.buildConfig(c, gatewayURL, clock, true)
+}
+
+// buildConfig is config; without verify the provider gets no callback verifier (Prepare sends
+// nothing and takes no callback, so it needs neither the verifier nor its test secret).
+func (a *adapter) buildConfig(c *caseFile, gatewayURL string, clock engine.Clock, verify bool) (httpgw.Config, crypto.Signer, error) {
 	cfg := httpgw.Config{
 		ID: a.id, ScriptName: a.scriptName, Source: a.source, Method: a.manifest.Request.Method,
 		RequestHeaders: a.manifest.Request.Headers, ResponseHeaders: a.manifest.ResponseHeaders,
@@ -205,7 +211,7 @@ func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (ht
 		return cfg, nil, fmt.Errorf("baseUrl path %q: %w", path, err)
 	}
 	cfg.BaseURL = gw
-	if verifier == nil {
+	if verifier == nil || !verify {
 		return cfg, nil, nil
 	}
 	vc, priv, err := verifierConfig(verifier, &c.setup)

@@ -47,12 +47,14 @@ func Prepare(dir, messageFile string, getenv func(string) string) (Prepared, err
 	if err := decodeStrict(data, c.message); err != nil {
 		return Prepared{}, fmt.Errorf("%s: %w", filepath.Base(messageFile), err)
 	}
-	cfg, _, err := a.config(c, "http://127.0.0.1", engine.SystemClock{})
+	// The snippet's baseUrl is resolved by baseOf (a placeholder when its variables are unset),
+	// so config is given the placeholder instead of expanding it.
+	c.setup.BaseURL = placeholderBase
+	cfg, _, err := a.buildConfig(c, "http://127.0.0.1", engine.SystemClock{}, false)
 	if err != nil {
 		return Prepared{}, err
 	}
 	cfg.BaseURL, cfg.Logger = baseOf(a, getenv), slog.New(slog.DiscardHandler)
-	cfg.Verifier = nil
 	p, err := httpgw.New(cfg)
 	if err != nil {
 		return Prepared{}, err

@@ -341,3 +341,24 @@ func TestSnippetParametersAreSubstituted(t *testing.T) {
 		t.Fatalf("Prepare without the variable: %v, want an error naming GW_ACCOUNT", err)
 	}
 }
+
+// TestPrepareWithAVerifierAndAnUnsetBase: adapter run needs neither the verifier's test secret
+// nor the variables of the baseUrl: an unset variable gives the placeholder, a set one its value.
+func TestPrepareWithAVerifierAndAnUnsetBase(t *testing.T) {
+	t.Parallel()
+	dir := adapterDir(t, nil)
+	mustWrite(t, filepath.Join(dir, "runtime-snippet.yaml"), `providers:
+  gw:
+    kind: http
+    baseUrl: "https://gw.example/accounts/${GW_ACCOUNT}/"
+    authentication: {kind: basic, usernameRef: "secret:env/GW_ACCOUNT", passwordRef: "secret:file/gw-password"}
+    callbackVerifier: {kind: hmac-sha256-body, header: x-signature, encoding: hex, secretRef: "secret:file/gw-callback"}
+`)
+	mustWrite(t, filepath.Join(dir, "message.yaml"), "messageId: m-1\nrecipient: \"+15550123\"\nparts: {text: hello}\nprofile: {id: p, channel: sms, sender: \"+15550100\"}\n")
+	for env, want := range map[string]string{"": placeholderBase + "messages", "AC42": "https://gw.example/accounts/AC42/messages"} {
+		res, err := Prepare(dir, filepath.Join(dir, "message.yaml"), func(string) string { return env })
+		if err != nil || res.Request == nil || res.Request.URL != want {
+			t.Errorf("GW_ACCOUNT=%q: Prepare %+v, %v; want the request to %s", env, res, err, want)
+		}
+	}
+}
