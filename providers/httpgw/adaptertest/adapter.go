@@ -155,10 +155,12 @@ func (a *adapter) declaredHeaders() map[string]bool {
 	return set
 }
 
-// config builds the provider for one case against the gateway at gatewayURL. It returns the
-// private key that signs ecdsa-p256 or ed25519 callbacks (nil unless setup.yaml gives one).
+// config builds the provider for one case against the gateway at gatewayURL, with the
+// callback verifier when the case has callbacks. It returns the private key that signs
+// ecdsa-p256 or ed25519 callbacks (nil unless setup.yaml gives one).
 func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (httpgw.Config, crypto.Signer, error) {
-	return a.buildConfig(c, gatewayURL, clock, true)
+	// A case without callbacks needs no verifier, and so no test secret.
+	return a.buildConfig(c, gatewayURL, clock, c.hasCallbacks())
 }
 
 // buildConfig is config; without verify the provider gets no callback verifier (Prepare sends

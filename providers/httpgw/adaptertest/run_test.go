@@ -362,3 +362,24 @@ func TestPrepareWithAVerifierAndAnUnsetBase(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseWithoutCallbacksNeedsNoSecret: a case that only sends runs without the verifier's
+// test secret, even when the snippet has a verifier; a case with a callback still needs it.
+func TestCaseWithoutCallbacksNeedsNoSecret(t *testing.T) {
+	t.Parallel()
+	sendOnly := "-- message.yaml --\nmessageId: m-1\nrecipient: \"+15550123\"\nparts: {text: hello}\nprofile: {id: p, channel: sms, sender: \"+15550100\"}\n" +
+		"-- send1/answer.http --\n422\n"
+	dir := adapterDir(t, map[string]string{"refused.txtar": sendOnly, "callback.txtar": "-- callback1/request.http --\nPOST /v1/provider-callbacks/gw\nContent-Type: application/json\nAdaptertest-Sign: yes\n\n{}\n"})
+	mustWrite(t, filepath.Join(dir, "runtime-snippet.yaml"), `providers:
+  gw:
+    kind: http
+    baseUrl: "https://gw.example/api/"
+    authentication: {kind: static-authorization, scheme: Bearer, tokenRef: "secret:file/gw-token"}
+    callbackVerifier: {kind: hmac-sha256-body, header: x-signature, encoding: hex, secretRef: "secret:file/gw-callback"}
+`)
+	passed, failed, out := runDir(t, dir, true)
+	if passed != 1 || failed != 1 || !strings.Contains(out, "FAIL    "+filepath.Join(dir, "testdata", "callback.txtar")) ||
+		!strings.Contains(out, "needs setup.yaml secret") {
+		t.Fatalf("passed %d failed %d\n%s", passed, failed, out)
+	}
+}
