@@ -383,3 +383,14 @@ func TestCaseWithoutCallbacksNeedsNoSecret(t *testing.T) {
 		t.Fatalf("passed %d failed %d\n%s", passed, failed, out)
 	}
 }
+
+// TestCauseOfAnOutcomeWithoutCode: an outcome without a code (accepted) reads "accepted: …".
+func TestCauseOfAnOutcomeWithoutCode(t *testing.T) {
+	t.Parallel()
+	dir := adapterDir(t, map[string]string{"delivered.txtar": inputsOnly})
+	mustWrite(t, filepath.Join(dir, "adapter.js"), testAdapter+"\nfunction interpret(r) { return {outcome: \"accepted\", providerReference: \"gw-1\"}; }\n")
+	_, _, out := runDir(t, dir, false)
+	if !strings.Contains(out, "cause: send1: accepted: ") {
+		t.Fatalf("no cause line for the accepted send:\n%s", out)
+	}
+}
