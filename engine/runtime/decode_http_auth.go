@@ -204,26 +204,20 @@ func p256PublicKey(text string) ([]byte, string) {
 
 // isPathSegment reports whether s is at most 64 unreserved URL characters (RFC 3986).
 func isPathSegment(s string) bool {
-	if len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~", c) >= 0) {
-			return false
-		}
-	}
-	return true
+	return len(s) <= 64 && alnumOr(s, "-._~")
 }
 
 // isTokenSegment reports whether b is 8 to 256 characters that a URL path segment holds
 // without escaping (RFC 3986 pchar without '%'), such as a Telegram bot token 123456:ABC-DEF….
 func isTokenSegment(b []byte) bool {
-	if len(b) < 8 || len(b) > 256 {
-		return false
-	}
-	for _, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-._~:@!$&'()*+,;=", c) >= 0) {
+	return len(b) >= 8 && len(b) <= 256 && alnumOr(string(b), "-._~:@!$&'()*+,;=")
+}
+
+// alnumOr reports whether every byte of s is an ASCII letter, a digit or one of extra.
+func alnumOr(s, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
 			return false
 		}
 	}
