@@ -89,7 +89,7 @@ func NewHTTP(rt *runtime.Runtime, decl *packages.Provider, o Options) (*httpgw.P
 func httpAuth(a runtime.HTTPAuth) httpgw.Auth {
 	return httpgw.Auth{
 		Kind: a.Kind, Username: string(a.Username.Value()), Password: string(a.Password.Value()),
-		Scheme: a.Scheme, Header: a.Header, Token: string(a.Token.Value()),
+		Scheme: a.Scheme, Header: a.Header, Token: string(a.Token.Value()), Prefix: a.Prefix,
 		TokenURL: urlString(a.TokenURL), ClientID: a.ClientID,
 		ClientSecret: string(a.ClientSecret.Value()), Scopes: a.Scopes,
 		Service: a.Service, Region: a.Region, AccessKeyID: string(a.AccessKeyID.Value()),

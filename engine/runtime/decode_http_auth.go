@@ -14,6 +14,7 @@ var httpAuthKeys = map[string][]string{
 	AuthStaticAPIKey:            {"kind", "header", "tokenRef"},
 	AuthOAuth2ClientCredentials: {"kind", "tokenUrl", "clientId", "clientSecretRef", "scopes"},
 	AuthAWSSigV4:                {"kind", "service", "region", "accessKeyIdRef", "secretAccessKeyRef", "sessionTokenRef"},
+	AuthPathToken:               {"kind", "prefix", "tokenRef"},
 }
 
 // verifierKeys are the members of a callback verifier, by kind.
@@ -68,6 +69,17 @@ func (r *reader) decodeHTTPAuth(m *mapping, kind string, baseKnown, loopback boo
 		a.Token = r.textSecret(m, "tokenRef")
 	case AuthAWSSigV4:
 		r.decodeSigV4(m, &a)
+	case AuthPathToken:
+		a.Prefix = m.str("prefix")
+		if !isPathSegment(a.Prefix) {
+			m.fail("prefix", "must be at most 64 letters, digits, '.', '_', '~' or '-'")
+		}
+		a.Token = r.textSecret(m, "tokenRef")
+		if !a.Token.IsZero() && !isTokenSegment(a.Token.value) {
+			m.fail("tokenRef", "the token must be 8 to 256 characters that a URL path segment holds as they are "+
+				"(letters, digits and -._~:@!$&'()*+,;=)")
+			a.Token = Secret{}
+		}
 	case AuthOAuth2ClientCredentials:
 		if text := m.required("tokenUrl"); text != "" {
 			u, reason := parseRemoteURL(text)
@@ -188,4 +200,26 @@ func p256PublicKey(text string) ([]byte, string) {
 		return nil, want
 	}
 	return der, ""
+}
+
+// isPathSegment reports whether s is at most 64 unreserved URL characters (RFC 3986).
+func isPathSegment(s string) bool {
+	return len(s) <= 64 && alnumOr(s, "-._~")
+}
+
+// isTokenSegment reports whether b is 8 to 256 characters that a URL path segment holds
+// without escaping (RFC 3986 pchar without '%'), such as a Telegram bot token 123456:ABC-DEF….
+func isTokenSegment(b []byte) bool {
+	return len(b) >= 8 && len(b) <= 256 && alnumOr(string(b), "-._~:@!$&'()*+,;=")
+}
+
+// alnumOr reports whether every byte of s is an ASCII letter, a digit or one of extra.
+func alnumOr(s, extra string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(extra, c) >= 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -23,6 +23,8 @@ const (
 	AuthOAuth2ClientCredentials = "oauth2-client-credentials"
 	// AuthAWSSigV4 signs every request with AWS Signature Version 4.
 	AuthAWSSigV4 = "aws-sigv4"
+	// AuthPathToken writes a secret token as a path segment under baseUrl (docs/runtime.md).
+	AuthPathToken = "path-token"
 )
 
 // Callback verifier kinds (docs/runtime.md, "Callback verifiers").
@@ -109,6 +111,8 @@ type HTTPAuth struct {
 	Scheme             string
 	Header             string
 	Token              Secret
+	// Prefix is written before a path-token's token in its path segment (for example bot).
+	Prefix string
 	// TokenURL is https, or http only towards a loopback host.
 	TokenURL     *url.URL
 	ClientID     string

@@ -3,6 +3,7 @@ package adapters_test
 import (
 	"bytes"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
@@ -11,9 +12,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	"go.yaml.in/yaml/v3"
 
 	"switchboard/cmd/wiring"
@@ -28,7 +31,7 @@ var update = flag.Bool("update", false, "rewrite the expected sections of the go
 func adapterDirs(t *testing.T) []string {
 	t.Helper()
 	matches, err := filepath.Glob(filepath.Join("*", "provider.yaml"))
-	if err != nil || len(matches) != 4 {
+	if err != nil || len(matches) < 16 {
 		t.Fatalf("adapter folders: %v (%d found)", err, len(matches))
 	}
 	dirs := make([]string, len(matches))
@@ -71,8 +74,9 @@ func TestRunDirOverAllAdapters(t *testing.T) {
 type snippetRefs struct {
 	Providers map[string]struct {
 		CallbackVerifier struct {
-			Kind      string `yaml:"kind"`
-			SecretRef string `yaml:"secretRef"`
+			Kind         string `yaml:"kind"`
+			SecretRef    string `yaml:"secretRef"`
+			PublicKeyRef string `yaml:"publicKeyRef"`
 		} `yaml:"callbackVerifier"`
 	} `yaml:"providers"`
 }
@@ -95,6 +99,10 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	edKey, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, dir := range adapterDirs(t) {
 		t.Run(dir, func(t *testing.T) {
 			t.Parallel()
@@ -111,7 +119,7 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 			}
 			root := t.TempDir()
 			pkgDir := filepath.Join(root, "package")
-			write(t, filepath.Join(pkgDir, "switchboard.yaml"), manifest(id), 0o644)
+			write(t, filepath.Join(pkgDir, "switchboard.yaml"), manifest(id, firstCase(t, dir)), 0o644)
 			for _, name := range []string{"provider.yaml", "adapter.js"} {
 				data, err := os.ReadFile(filepath.Join(dir, name))
 				if err != nil {
@@ -120,19 +128,27 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 				write(t, filepath.Join(pkgDir, "providers", id, name), string(data), 0o644)
 			}
 			verifier := refs.Providers[id].CallbackVerifier
+			first := firstCase(t, dir)
 			write(t, filepath.Join(root, "secrets", "audit.key"), "audit-key-0123456789-abcdefghijklmnop", 0o600)
 			for _, m := range fileRef.FindAllStringSubmatch(string(snippet), -1) {
 				value := "test-value-of-" + m[1]
-				if verifier.Kind == "standard-webhooks" && verifier.SecretRef == m[0] {
+				switch {
+				case verifier.Kind == "standard-webhooks" && verifier.SecretRef == m[0]:
 					value = "whsec_" + base64.StdEncoding.EncodeToString([]byte("a webhook secret of 32 bytes...."))
+				case verifier.Kind == "ed25519" && verifier.PublicKeyRef == m[0]:
+					value = base64.StdEncoding.EncodeToString(edKey)
 				}
 				write(t, filepath.Join(root, "secrets", m[1]), value, 0o600)
 			}
+			// The environment: what the adapter's cases give (setup.yaml env), else stand-ins.
 			env := map[string]string{}
 			for _, m := range envRef.FindAllStringSubmatch(string(snippet), -1) {
 				env[m[1]] = "AC0123456789abcdef0123456789abcdef"
 				if strings.Contains(m[1], "PUBLIC_KEY") {
 					env[m[1]] = base64.StdEncoding.EncodeToString(der)
+				}
+				if v, ok := first.setup.Env[m[1]]; ok {
+					env[m[1]] = v
 				}
 			}
 			doc := strings.Join([]string{
@@ -165,22 +181,78 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 	}
 }
 
-// manifest is a package that declares the adapter's provider with a sender profile using it:
-// email for SendGrid, SMS for the others; idempotentSubmit for the Standard Webhooks gateway.
-func manifest(id string) string {
-	channel, sender, idempotent := "sms", `"+15550100", maximumSegments: 3`, "false"
-	switch id {
-	case "sendgrid":
-		channel, sender = "email", "notices@example.org"
-	case "standard-webhooks":
-		idempotent = "true"
+// caseSetup is what the load test reads of an adapter's first golden case: the sender profile
+// the adapter is written for and the setup (the environment, idempotentSubmit).
+type caseSetup struct {
+	profile struct {
+		Channel         string `yaml:"channel"`
+		Sender          string `yaml:"sender"`
+		MaximumSegments int    `yaml:"maximumSegments"`
+	}
+	setup struct {
+		Env              map[string]string `yaml:"env"`
+		IdempotentSubmit bool              `yaml:"idempotentSubmit"`
+	}
+}
+
+// firstCase reads message.yaml and setup.yaml of the adapter's first golden case (in name
+// order) that has a message.
+func firstCase(t *testing.T, dir string) caseSetup {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "testdata", "*.txtar"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("%s: no golden cases (%v)", dir, err)
+	}
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c caseSetup
+		found := false
+		for _, f := range ar.Files {
+			switch f.Name {
+			case "message.yaml":
+				var m struct {
+					Profile yaml.Node `yaml:"profile"`
+				}
+				if err := yaml.Unmarshal(f.Data, &m); err != nil {
+					t.Fatalf("%s: message.yaml: %v", file, err)
+				}
+				if err := m.Profile.Decode(&c.profile); err != nil {
+					t.Fatalf("%s: message.yaml profile: %v", file, err)
+				}
+				found = true
+			case "setup.yaml":
+				if err := yaml.Unmarshal(f.Data, &c.setup); err != nil {
+					t.Fatalf("%s: setup.yaml: %v", file, err)
+				}
+			}
+		}
+		if found {
+			return c
+		}
+	}
+	t.Fatalf("%s: no golden case has message.yaml", dir)
+	return caseSetup{}
+}
+
+// manifest is a package that declares the adapter's provider with a sender profile using it,
+// of the channel and sender of the adapter's golden cases (idempotentSubmit as they set it).
+func manifest(id string, c caseSetup) string {
+	sender := ", sender: " + strconv.Quote(c.profile.Sender)
+	switch {
+	case c.profile.Channel == "sms":
+		sender += ", maximumSegments: " + strconv.Itoa(max(c.profile.MaximumSegments, 1))
+	case c.profile.Sender == "":
+		sender = "" // a chat profile without a sender leaves it out
 	}
 	return `apiVersion: switchboard/v1
 kind: Package
 providers:
-  - {id: ` + id + `, kind: http, idempotentSubmit: ` + idempotent + `}
+  - {id: ` + id + `, kind: http, idempotentSubmit: ` + strconv.FormatBool(c.setup.IdempotentSubmit) + `}
 senderProfiles:
-  - {id: notices, channel: ` + channel + `, provider: ` + id + `, sender: ` + sender + `}
+  - {id: notices, channel: ` + c.profile.Channel + `, provider: ` + id + sender + `}
 templates: []
 accessProfiles:
   - {id: operations, role: operator, clients: [case-system], requiredScopes: [messaging:operate], requestsPerMinute: 60, burst: 10}

@@ -136,14 +136,20 @@ func (p *Provider) responseInput(ans *answer) scripting.Object {
 // decodeBody parses body as JSON when its media type is JSON (or absent and the body is JSON)
 // and returns the string otherwise. Numbers stay json.Number so no precision is lost.
 func decodeBody(contentType string, body []byte) any {
-	mt := mediaType(contentType)
-	isJSON := mt == "application/json" || strings.HasSuffix(mt, "+json") || (contentType == "" && json.Valid(body))
-	if isJSON {
+	if JSONMediaType(mediaType(contentType)) || (contentType == "" && json.Valid(body)) {
 		if v, ok := parseJSON(body); ok {
 			return v
 		}
 	}
 	return string(body)
+}
+
+// JSONMediaType reports whether a media type (lower case, without parameters) is JSON:
+// application/json, any +json type, and the AWS JSON protocols' application/x-amz-json-1.0 and
+// -1.1. Answers, callbacks and golden cases use it alike.
+func JSONMediaType(mt string) bool {
+	return mt == "application/json" || strings.HasSuffix(mt, "+json") ||
+		mt == "application/x-amz-json-1.0" || mt == "application/x-amz-json-1.1"
 }
 
 // mediaType is the media type mime.ParseMediaType reads in a Content-Type ("" when it is

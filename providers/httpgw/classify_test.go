@@ -175,6 +175,8 @@ function receipt(r) { return null; }`
 	for _, tc := range []struct{ contentType, body, want string }{
 		{"application/json", `{"n": 12345678901234567890}`, "42/undefined/201/json:12345678901234567000"},
 		{"application/problem+json", `{"n": 1.5}`, "42/undefined/201/json:1.5"},
+		{"application/x-amz-json-1.0", `{"n": 2}`, "42/undefined/201/json:2"}, // AWS JSON 1.0 (End User Messaging SMS)
+		{"application/x-amz-json-1.1", `{"n": 3}`, "42/undefined/201/json:3"},
 		{"text/plain", `{"n": 1}`, `42/undefined/201/text:{"n": 1}`},
 		{"application/json", `not json`, "42/undefined/201/text:not json"},
 	} {

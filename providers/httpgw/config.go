@@ -30,6 +30,9 @@ const (
 	AuthOAuth2ClientCredential = "oauth2-client-credentials"
 	// AuthAWSSigV4 signs every request with AWS Signature Version 4 (credentials_sigv4.go).
 	AuthAWSSigV4 = "aws-sigv4"
+	// AuthPathToken writes Prefix and Token as the first path segment under the baseUrl
+	// (credentials_path.go), for gateways that take the credential in the URL (Telegram).
+	AuthPathToken = "path-token"
 )
 
 // Observer events. The class argument of an Observer call is given beside each.
@@ -103,8 +106,8 @@ type Config struct {
 
 // Auth is the credential of an http provider. Only the members its Kind uses are read.
 type Auth struct {
-	// Kind is none, basic, static-authorization, static-api-key, oauth2-client-credentials or
-	// aws-sigv4.
+	// Kind is none, basic, static-authorization, static-api-key, oauth2-client-credentials,
+	// aws-sigv4 or path-token.
 	Kind string
 	// Username and Password are the basic credentials.
 	Username, Password string
@@ -112,8 +115,10 @@ type Auth struct {
 	Scheme string
 	// Header is the static-api-key header name.
 	Header string
-	// Token is the static-authorization or static-api-key token.
+	// Token is the static-authorization, static-api-key or path-token token.
 	Token string
+	// Prefix precedes the path-token's token in its segment (for example "bot").
+	Prefix string
 	// TokenURL, ClientID, ClientSecret and Scopes configure oauth2-client-credentials.
 	TokenURL               string
 	ClientID, ClientSecret string

@@ -59,6 +59,8 @@ func newCredential(auth Auth, base *url.URL, client *http.Client, clock engine.C
 		return newOAuth2Source(auth, client, clock, timeout)
 	case AuthAWSSigV4:
 		return newSigV4Credential(auth, clock)
+	case AuthPathToken:
+		return newPathTokenCredential(auth, base)
 	}
 	return nil, fmt.Errorf("unknown authentication kind %q", auth.Kind)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 
 	"switchboard/engine"
 	"switchboard/scripting"
@@ -89,7 +88,7 @@ func callbackInput(r *http.Request, body []byte) scripting.Object {
 		if values, err := url.ParseQuery(string(body)); err == nil {
 			form = firstValues(values)
 		}
-	case mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "" && json.Valid(body):
+	case JSONMediaType(mt) || mt == "" && json.Valid(body):
 		if v, ok := parseJSON(body); ok {
 			parsed = v
 		}

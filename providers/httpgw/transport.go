@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
+	"net/url"
 	"sync/atomic"
 
 	"switchboard/engine"
@@ -75,7 +75,7 @@ func (p *Provider) exchange(ctx context.Context, req *outgoing) (*answer, *engin
 	}}
 	hreq, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, trace), p.cfg.Method, req.url, bytes.NewReader(req.body))
 	if err != nil {
-		o := p.outcome(engine.OutcomePermanent, CodeTargetRefused, fmt.Sprintf("building request: %v", err))
+		o := p.outcome(engine.OutcomePermanent, CodeTargetRefused, "building request: "+withoutURL(err))
 		return nil, &o
 	}
 	hreq.Header = header
@@ -126,7 +126,18 @@ func (p *Provider) transportFailure(ctx context.Context, written bool, err error
 		code = CodeCancelled
 	}
 	if written {
-		return p.outcome(engine.OutcomeMaybeSent, code, err.Error())
+		return p.outcome(engine.OutcomeMaybeSent, code, withoutURL(err))
 	}
-	return p.outcome(engine.OutcomeTransient, code, err.Error())
+	return p.outcome(engine.OutcomeTransient, code, withoutURL(err))
+}
+
+// withoutURL is err's text without the request URL that net/http puts in a *url.Error: the
+// URL may carry a credential (a bot token in the path of a baseUrl taken from the
+// environment), and a reason is stored and logged. The method and the cause stay.
+func withoutURL(err error) string {
+	var urlErr *url.Error
+	if errors.As(err, &urlErr) && urlErr.Err != nil {
+		return urlErr.Op + ": " + urlErr.Err.Error()
+	}
+	return err.Error()
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,6 +24,40 @@ func TestConnectionRefusedIsTransient(t *testing.T) {
 	_ = ln.Close()
 	p := newTestProvider(t, baseConfig(t, "http://"+addr+"/", quickstartAdapter))
 	wantOutcome(t, p.Send(context.Background(), smsOutbound()), engine.OutcomeTransient, CodeConnectFailed)
+}
+
+// TestTransportReasonsLeaveTheURLOut: a baseUrl may carry a credential in its path (a Telegram
+// bot token from the environment); the reason of a failed exchange, which is stored and
+// logged, names the method and the cause but not the URL.
+func TestTransportReasonsLeaveTheURLOut(t *testing.T) {
+	t.Parallel()
+	const secret = "bot123456:AAE-secret-token"
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String() + "/" + secret + "/"
+	_ = ln.Close()
+	lost := newGateway(t, func(w http.ResponseWriter, _ *http.Request) {
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			_ = conn.Close()
+		}
+	})
+	for _, tc := range []struct {
+		base  string
+		class engine.OutcomeClass
+		code  string
+	}{
+		{refused, engine.OutcomeTransient, CodeConnectFailed},
+		{lost.URL + "/" + secret + "/", engine.OutcomeMaybeSent, CodeConnectionLost},
+	} {
+		p := newTestProvider(t, baseConfig(t, tc.base, quickstartAdapter))
+		o := p.Send(context.Background(), smsOutbound())
+		wantOutcome(t, o, tc.class, tc.code)
+		if strings.Contains(o.Reason, "secret-token") || !strings.HasPrefix(o.Reason, "Post: ") {
+			t.Errorf("%s: reason %q shows the URL (or lost the method)", tc.code, o.Reason)
+		}
+	}
 }
 
 // stallingGateway reads each request completely, reports it on received, then answers only

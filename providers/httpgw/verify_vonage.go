@@ -171,7 +171,7 @@ func vonageParams(r *http.Request, body []byte) (map[string]string, error) {
 			return nil, errors.New("form body does not parse")
 		}
 		return singleValues(form)
-	case mt == "application/json" || strings.HasSuffix(mt, "+json") || mt == "" && json.Valid(body):
+	case JSONMediaType(mt) || mt == "" && json.Valid(body):
 		return jsonParams(body)
 	}
 	return nil, fmt.Errorf("content type %q is neither form nor JSON", mt)

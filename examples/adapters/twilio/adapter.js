@@ -2,7 +2,7 @@
 // Adapter for Twilio Programmable Messaging (SMS).
 //
 // Request:  POST <baseUrl>Messages.json, form-encoded {To, From | MessagingServiceSid, Body,
-//           StatusCallback?}. baseUrl is https://api.twilio.com/2010-04-01/Accounts/{AccountSid}/
+//           StatusCallback?}: StatusCallback is profile.callbackUrl for a sender number. baseUrl is https://api.twilio.com/2010-04-01/Accounts/{AccountSid}/
 //           and the runtime adds basic authentication (Account SID, Auth Token).
 // Answer:   201 {"sid": "SM…", "status": "queued", …}; an error is
 //           {"code": 21211, "message": "…", "more_info": "…", "status": 400}.
@@ -12,12 +12,6 @@
 // Inbound:  an SMS to the number, posted to the same URL when the number's messaging webhook
 //           names it: form POST {MessageSid, From, To, Body, SmsStatus: "received", …}, signed
 //           the same way. Twilio retries it with the same MessageSid; the store keeps it once.
-
-// Where Twilio posts status callbacks for each message. Leave it empty when the sender is a
-// Messaging Service (MG…) whose status callback URL is set in the Twilio console; otherwise
-// write the public URL of /v1/provider-callbacks/twilio here, the same URL the runtime's twilio
-// verifier names (it is package configuration, reviewed with the package, not a secret).
-var STATUS_CALLBACK = "";
 
 // Twilio error codes that mean "not now" rather than "never".
 var TRANSIENT_CODES = {
@@ -37,8 +31,11 @@ function prepare(message, profile) {
   } else {
     form.From = profile.sender;
   }
-  if (STATUS_CALLBACK !== "") {
-    form.StatusCallback = STATUS_CALLBACK;
+  // Where Twilio posts this message's status callbacks: the public URL of the callback route
+  // (profile.callbackUrl, from the runtime file's publicUrl). A Messaging Service posts them
+  // to the status callback URL set on the service, unless the request names one.
+  if (profile.callbackUrl !== null && form.From !== undefined) {
+    form.StatusCallback = profile.callbackUrl;
   }
   return {
     target: "Messages.json",

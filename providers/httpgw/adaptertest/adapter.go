@@ -62,6 +62,7 @@ type snippetProvider struct {
 		UsernameRef     string   `yaml:"usernameRef"`
 		PasswordRef     string   `yaml:"passwordRef"`
 		TokenRef        string   `yaml:"tokenRef"`
+		Prefix          string   `yaml:"prefix"` // path-token
 		TokenURL        string   `yaml:"tokenUrl"`
 		ClientID        string   `yaml:"clientId"`
 		ClientSecretRef string   `yaml:"clientSecretRef"`
@@ -154,9 +155,17 @@ func (a *adapter) declaredHeaders() map[string]bool {
 	return set
 }
 
-// config builds the provider for one case against the gateway at gatewayURL. It returns the
-// private key that signs ecdsa-p256 or ed25519 callbacks (nil unless setup.yaml gives one).
+// config builds the provider for one case against the gateway at gatewayURL, with the
+// callback verifier when the case has callbacks. It returns the private key that signs
+// ecdsa-p256 or ed25519 callbacks (nil unless setup.yaml gives one).
 func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (httpgw.Config, crypto.Signer, error) {
+	// A case without callbacks needs no verifier, and so no test secret.
+	return a.buildConfig(c, gatewayURL, clock, c.hasCallbacks())
+}
+
+// buildConfig is config; without verify the provider gets no callback verifier (Prepare sends
+// nothing and takes no callback, so it needs neither the verifier nor its test secret).
+func (a *adapter) buildConfig(c *caseFile, gatewayURL string, clock engine.Clock, verify bool) (httpgw.Config, crypto.Signer, error) {
 	cfg := httpgw.Config{
 		ID: a.id, ScriptName: a.scriptName, Source: a.source, Method: a.manifest.Request.Method,
 		RequestHeaders: a.manifest.Request.Headers, ResponseHeaders: a.manifest.ResponseHeaders,
@@ -177,10 +186,15 @@ func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (ht
 		}
 		cfg.MaximumResponseBytes = s.MaximumResponseBytes
 		cfg.Auth = standInAuth(s.Authentication.Kind, s.Authentication.Scheme, s.Authentication.Header)
+		cfg.Auth.Prefix = s.Authentication.Prefix
 		if cfg.Auth.Kind == httpgw.AuthAWSSigV4 {
 			cfg.Auth.Service, cfg.Auth.Region = s.Authentication.Service, s.Authentication.Region
 		}
-		cfg.Parameters = s.Parameters
+		params, err := expandParameters(s.Parameters, c.setup.Env)
+		if err != nil {
+			return cfg, nil, err
+		}
+		cfg.Parameters = params
 	}
 	path := "/"
 	if base != "" {
@@ -199,7 +213,7 @@ func (a *adapter) config(c *caseFile, gatewayURL string, clock engine.Clock) (ht
 		return cfg, nil, fmt.Errorf("baseUrl path %q: %w", path, err)
 	}
 	cfg.BaseURL = gw
-	if verifier == nil {
+	if verifier == nil || !verify {
 		return cfg, nil, nil
 	}
 	vc, priv, err := verifierConfig(verifier, &c.setup)
@@ -222,6 +236,26 @@ func standInAuth(kind, scheme, header string) httpgw.Auth {
 		return httpgw.Auth{Kind: kind, Header: header, Token: "adaptertest-token"}
 	case httpgw.AuthAWSSigV4:
 		return httpgw.Auth{Kind: kind, AccessKeyID: "AKIDADAPTERTEST", SecretAccessKey: "adaptertest-secret"}
+	case httpgw.AuthPathToken:
+		// The one stand-in a golden request shows: it marks where the token goes in the path.
+		return httpgw.Auth{Kind: kind, Token: "adaptertest-token"}
 	}
 	return httpgw.Auth{Kind: httpgw.AuthNone}
+}
+
+// expandParameters substitutes ${NAME} in the snippet's parameters from env, as the runtime
+// loader does in every string value of a runtime file.
+func expandParameters(params map[string]string, env map[string]string) (map[string]string, error) {
+	if params == nil {
+		return nil, nil
+	}
+	out := make(map[string]string, len(params))
+	for name, value := range params {
+		v, err := expandEnv(value, env)
+		if err != nil {
+			return nil, fmt.Errorf("parameters.%s: %w", name, err)
+		}
+		out[name] = v
+	}
+	return out, nil
 }

@@ -89,7 +89,7 @@ type messageSpec struct {
 type setupSpec struct {
 	// Now is where the case's clock starts.
 	Now time.Time `yaml:"now"`
-	// Env substitutes ${NAME} in the snippet's baseUrl and verifier url.
+	// Env substitutes ${NAME} in the snippet's baseUrl, verifier url and parameters.
 	Env map[string]string `yaml:"env"`
 	// IdempotentSubmit is the package's flag for the provider: prepare sees idempotencyKey.
 	IdempotentSubmit bool `yaml:"idempotentSubmit"`

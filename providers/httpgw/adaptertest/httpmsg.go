@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"switchboard/providers/httpgw"
 )
 
 // httpMessage is an HTTP request or answer as a case file writes it: a start line, header
@@ -99,5 +101,5 @@ func isForm(contentType string) bool {
 // isJSON reports whether a content type is JSON.
 func isJSON(contentType string) bool {
 	mt, _, _ := mime.ParseMediaType(contentType)
-	return mt == "application/json" || strings.HasSuffix(mt, "+json")
+	return httpgw.JSONMediaType(mt)
 }

@@ -43,16 +43,18 @@ func Prepare(dir, messageFile string, getenv func(string) string) (Prepared, err
 	if err != nil {
 		return Prepared{}, fmt.Errorf("message %s: %w", messageFile, err)
 	}
-	c := &caseFile{path: messageFile, message: &messageSpec{}, setup: setupSpec{Now: time.Now()}}
+	c := &caseFile{path: messageFile, message: &messageSpec{}, setup: setupSpec{Now: time.Now(), Env: parameterEnv(a, getenv)}}
 	if err := decodeStrict(data, c.message); err != nil {
 		return Prepared{}, fmt.Errorf("%s: %w", filepath.Base(messageFile), err)
 	}
-	cfg, _, err := a.config(c, "http://127.0.0.1", engine.SystemClock{})
+	// The snippet's baseUrl is resolved by baseOf (a placeholder when its variables are unset),
+	// so config is given the placeholder instead of expanding it.
+	c.setup.BaseURL = placeholderBase
+	cfg, _, err := a.buildConfig(c, "http://127.0.0.1", engine.SystemClock{}, false)
 	if err != nil {
 		return Prepared{}, err
 	}
 	cfg.BaseURL, cfg.Logger = baseOf(a, getenv), slog.New(slog.DiscardHandler)
-	cfg.Verifier = nil
 	p, err := httpgw.New(cfg)
 	if err != nil {
 		return Prepared{}, err
@@ -60,6 +62,20 @@ func Prepare(dir, messageFile string, getenv func(string) string) (Prepared, err
 	defer p.Close()
 	req, refused := p.Prepare(context.Background(), c.outbound(1))
 	return Prepared{Request: req, Refused: refused}, nil
+}
+
+// parameterEnv is the environment the snippet's parameters name (${NAME}), from getenv.
+func parameterEnv(a *adapter, getenv func(string) string) map[string]string {
+	env := map[string]string{}
+	if a.snippet == nil || getenv == nil {
+		return env
+	}
+	for _, value := range a.snippet.Parameters {
+		for _, m := range envName.FindAllStringSubmatch(value, -1) {
+			env[m[1]] = getenv(m[1])
+		}
+	}
+	return env
 }
 
 // baseOf is the snippet's baseUrl with its variables substituted, or the placeholder.

@@ -222,7 +222,7 @@ func (a *adapter) execute(c *caseFile) (got, notes map[string]string, err error)
 			}
 			got[ev.prefix()+"outcome.yaml"] = renderOutcome(o)
 			if o.Reason != "" {
-				notes[ev.prefix()+"outcome.yaml"] = string(o.Class) + " " + o.Code + ": " + o.Reason
+				notes[ev.prefix()+"outcome.yaml"] = strings.TrimSpace(string(o.Class)+" "+o.Code) + ": " + o.Reason
 			}
 			led.recordOutcome(o)
 			continue

@@ -296,3 +296,101 @@ func TestRunDirFolders(t *testing.T) {
 		t.Errorf("invalid provider.yaml: err = %v", err)
 	}
 }
+
+// TestSnippetParametersAreSubstituted: ${NAME} in the snippet's parameters is substituted from
+// setup.yaml env in a case, and from the environment by Prepare (adapter run), as the runtime
+// loader substitutes it; an unset variable is named.
+func TestSnippetParametersAreSubstituted(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "gw")
+	mustWrite(t, filepath.Join(dir, "provider.yaml"), "script: adapter.js\nrequest: {method: post, headers: [content-type]}\n")
+	mustWrite(t, filepath.Join(dir, "adapter.js"), `function prepare(message, profile) {
+  return {target: "accounts/" + profile.parameters.account + "/messages", body: {text: message.parts.text}};
+}`)
+	mustWrite(t, filepath.Join(dir, "runtime-snippet.yaml"), `providers:
+  gw:
+    kind: http
+    baseUrl: "https://gw.example/api/"
+    parameters: {account: "${GW_ACCOUNT}"}
+    authentication: {kind: static-authorization, scheme: Bearer, tokenRef: "secret:file/gw-token"}
+`)
+	message := "messageId: m-1\nrecipient: \"+15550123\"\nparts: {text: hello}\nprofile: {id: p, channel: sms, sender: \"+15550100\"}\n"
+	mustWrite(t, filepath.Join(dir, "testdata", "sent.txtar"), "-- message.yaml --\n"+message+
+		"-- setup.yaml --\nenv: {GW_ACCOUNT: AC42}\n-- send1/answer.http --\n202\n")
+	if passed, failed, out := runDir(t, dir, true); passed != 1 || failed != 0 {
+		t.Fatalf("update: passed %d failed %d\n%s", passed, failed, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "testdata", "sent.txtar"))
+	if err != nil || !strings.Contains(string(data), "POST /api/accounts/AC42/messages") {
+		t.Fatalf("the request does not use the substituted parameter (%v):\n%s", err, data)
+	}
+
+	mustWrite(t, filepath.Join(dir, "message.yaml"), message)
+	getenv := func(name string) string {
+		if name == "GW_ACCOUNT" {
+			return "AC43"
+		}
+		return ""
+	}
+	res, err := Prepare(dir, filepath.Join(dir, "message.yaml"), getenv)
+	if err != nil || res.Request == nil || !strings.HasSuffix(res.Request.URL, "/api/accounts/AC43/messages") {
+		t.Fatalf("Prepare: %+v, %v", res, err)
+	}
+	if _, err := Prepare(dir, filepath.Join(dir, "message.yaml"), func(string) string { return "" }); err == nil ||
+		!strings.Contains(err.Error(), "GW_ACCOUNT") {
+		t.Fatalf("Prepare without the variable: %v, want an error naming GW_ACCOUNT", err)
+	}
+}
+
+// TestPrepareWithAVerifierAndAnUnsetBase: adapter run needs neither the verifier's test secret
+// nor the variables of the baseUrl: an unset variable gives the placeholder, a set one its value.
+func TestPrepareWithAVerifierAndAnUnsetBase(t *testing.T) {
+	t.Parallel()
+	dir := adapterDir(t, nil)
+	mustWrite(t, filepath.Join(dir, "runtime-snippet.yaml"), `providers:
+  gw:
+    kind: http
+    baseUrl: "https://gw.example/accounts/${GW_ACCOUNT}/"
+    authentication: {kind: basic, usernameRef: "secret:env/GW_ACCOUNT", passwordRef: "secret:file/gw-password"}
+    callbackVerifier: {kind: hmac-sha256-body, header: x-signature, encoding: hex, secretRef: "secret:file/gw-callback"}
+`)
+	mustWrite(t, filepath.Join(dir, "message.yaml"), "messageId: m-1\nrecipient: \"+15550123\"\nparts: {text: hello}\nprofile: {id: p, channel: sms, sender: \"+15550100\"}\n")
+	for env, want := range map[string]string{"": placeholderBase + "messages", "AC42": "https://gw.example/accounts/AC42/messages"} {
+		res, err := Prepare(dir, filepath.Join(dir, "message.yaml"), func(string) string { return env })
+		if err != nil || res.Request == nil || res.Request.URL != want {
+			t.Errorf("GW_ACCOUNT=%q: Prepare %+v, %v; want the request to %s", env, res, err, want)
+		}
+	}
+}
+
+// TestCaseWithoutCallbacksNeedsNoSecret: a case that only sends runs without the verifier's
+// test secret, even when the snippet has a verifier; a case with a callback still needs it.
+func TestCaseWithoutCallbacksNeedsNoSecret(t *testing.T) {
+	t.Parallel()
+	sendOnly := "-- message.yaml --\nmessageId: m-1\nrecipient: \"+15550123\"\nparts: {text: hello}\nprofile: {id: p, channel: sms, sender: \"+15550100\"}\n" +
+		"-- send1/answer.http --\n422\n"
+	dir := adapterDir(t, map[string]string{"refused.txtar": sendOnly, "callback.txtar": "-- callback1/request.http --\nPOST /v1/provider-callbacks/gw\nContent-Type: application/json\nAdaptertest-Sign: yes\n\n{}\n"})
+	mustWrite(t, filepath.Join(dir, "runtime-snippet.yaml"), `providers:
+  gw:
+    kind: http
+    baseUrl: "https://gw.example/api/"
+    authentication: {kind: static-authorization, scheme: Bearer, tokenRef: "secret:file/gw-token"}
+    callbackVerifier: {kind: hmac-sha256-body, header: x-signature, encoding: hex, secretRef: "secret:file/gw-callback"}
+`)
+	passed, failed, out := runDir(t, dir, true)
+	if passed != 1 || failed != 1 || !strings.Contains(out, "FAIL    "+filepath.Join(dir, "testdata", "callback.txtar")) ||
+		!strings.Contains(out, "needs setup.yaml secret") {
+		t.Fatalf("passed %d failed %d\n%s", passed, failed, out)
+	}
+}
+
+// TestCauseOfAnOutcomeWithoutCode: an outcome without a code (accepted) reads "accepted: …".
+func TestCauseOfAnOutcomeWithoutCode(t *testing.T) {
+	t.Parallel()
+	dir := adapterDir(t, map[string]string{"delivered.txtar": inputsOnly})
+	mustWrite(t, filepath.Join(dir, "adapter.js"), testAdapter+"\nfunction interpret(r) { return {outcome: \"accepted\", providerReference: \"gw-1\"}; }\n")
+	_, _, out := runDir(t, dir, false)
+	if !strings.Contains(out, "cause: send1: accepted: ") {
+		t.Fatalf("no cause line for the accepted send:\n%s", out)
+	}
+}

@@ -86,7 +86,8 @@ declare namespace Switchboard {
     status: number;
     /** Only the headers provider.yaml declares in responseHeaders, names in lower case. */
     headers: { [name: string]: string };
-    /** Decoded from JSON when the answer is JSON (numbers as numbers), else the text. */
+    /** Decoded from JSON when the answer is JSON (application/json, +json, AWS's
+     * application/x-amz-json-1.0 and -1.1; numbers as numbers), else the text. */
     body: any;
   }
 
