@@ -105,7 +105,9 @@ func startCompanion(ctx context.Context, l devPaths, protocol string, log *slog.
 	// The companion takes envelopes from any peer: it listens on loopback only, and the dev
 	// stack's peer id is not known before the runtime file is written.
 	p, err := peer.New(peer.Config{ID: "companion", IdentityKey: key, Listen: []string{"/ip4/127.0.0.1/tcp/0"},
-		Protocol: protocol, Inbox: st, AnyPeer: true, Logger: log, Clock: engine.SystemClock{}})
+		Protocol: protocol, Inbox: st, AnyPeer: true, Logger: log, Clock: engine.SystemClock{},
+		// A stand-in for every peer a developer or the bench sends to: no quota to run into.
+		MessagesPerMinute: 1_000_000})
 	if err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("companion peer: %w", err)

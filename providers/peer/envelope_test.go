@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -128,16 +129,18 @@ func TestDecodeEnvelopeRefuses(t *testing.T) {
 func TestClassifyAnswer(t *testing.T) {
 	t.Parallel()
 	for answer, want := range map[string]engine.Outcome{
-		ResponseGone:                                {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
-		`{"accepted":true,"inboxId":"0190-abc"}`:    {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered, ProviderReference: "0190-abc"},
-		` {"accepted": true}`:                       {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
-		`{"accepted":false,"reason":"no such box"}`: {Class: engine.OutcomePermanent, Code: CodeRefused},
-		`{"ok":true}`:                               {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
-		`{"accepted":"no"}`:                         {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
-		`{`:                                         {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
-		"OK":                                        {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
-		"":                                          {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
-		"\x01":                                      {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		ResponseGone:                                   {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		`{"accepted":true,"inboxId":"0190-abc"}`:       {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered, ProviderReference: "0190-abc"},
+		` {"accepted": true}`:                          {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		`{"accepted":false,"reason":"no such box"}`:    {Class: engine.OutcomePermanent, Code: CodeRefused},
+		`{"accepted":false,"code":"peer.not-allowed"}`: {Class: engine.OutcomePermanent, Code: CodeRefused},
+		`{"accepted":false,"code":"peer.over-quota"}`:  {Class: engine.OutcomeTransient, Code: CodeOverQuota, RetryAfter: time.Minute},
+		`{"ok":true}`:                                  {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		`{"accepted":"no"}`:                            {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		`{`:                                            {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		"OK":                                           {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		"":                                             {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
+		"\x01":                                         {Class: engine.OutcomeAccepted, Report: engine.ReportDelivered},
 	} {
 		got := classifyAnswer([]byte(answer))
 		got.Reason = ""

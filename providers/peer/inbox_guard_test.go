@@ -43,9 +43,18 @@ func (r *refusals) list() []string {
 }
 
 // wantRefused checks that o is the sender's outcome for a refusal with code.
+// wantRefused checks a receiver's refusal with code as the sender records it: peer.over-quota
+// is transient (tried again after a minute), any other refusal permanent peer.refused.
 func wantRefused(t *testing.T, o engine.Outcome, code string) {
 	t.Helper()
-	wantOutcome(t, o, engine.OutcomePermanent, CodeRefused)
+	if code == CodeOverQuota {
+		wantOutcome(t, o, engine.OutcomeTransient, CodeOverQuota)
+		if o.RetryAfter != time.Minute {
+			t.Fatalf("over-quota retry after %v, want a minute", o.RetryAfter)
+		}
+	} else {
+		wantOutcome(t, o, engine.OutcomePermanent, CodeRefused)
+	}
 	if !strings.Contains(o.Reason, `"code":"`+code+`"`) {
 		t.Fatalf("refusal reason %q does not carry %s", o.Reason, code)
 	}
