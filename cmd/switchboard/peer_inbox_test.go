@@ -65,8 +65,13 @@ func TestPeerInboxGuardsWithTheStore(t *testing.T) {
 			Channel: engine.ChannelPeer, Recipient: receiver.PeerID(), Parts: map[string]string{"body": body},
 			ContentType: "text/plain", Deadline: time.Now().Add(20 * time.Second)})
 	}
+	// A sender records a refusal as permanent, but over-quota as transient (tried again later).
 	refusedWith := func(o engine.Outcome, code string) bool {
-		return o.Class == engine.OutcomePermanent && strings.Contains(o.Reason, `"code":"`+code+`"`)
+		class := engine.OutcomePermanent
+		if code == peer.CodeOverQuota {
+			class = engine.OutcomeTransient
+		}
+		return o.Class == class && strings.Contains(o.Reason, `"code":"`+code+`"`)
 	}
 
 	stranger := newPeerSender(t, nil, receiver)
