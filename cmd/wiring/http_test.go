@@ -2,11 +2,13 @@ package wiring
 
 import (
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
 	"switchboard/engine/runtime"
 	"switchboard/packages"
+	"switchboard/providers/httpgw"
 )
 
 // handRuntime is a runtime with one http provider "sms" connected over OAuth 2.0, with a
@@ -102,5 +104,14 @@ func TestHTTPConfigMapsSigV4AndTheNewVerifiers(t *testing.T) {
 	cfg, _ = HTTPConfig(rt, decl, Options{})
 	if v := cfg.Verifier; v.SignatureHeader != "x-s" || v.TimestampHeader != "x-t" || len(v.PublicKey) != 2 {
 		t.Errorf("ed25519 Verifier = %+v", v)
+	}
+}
+
+// TestEveryVerifierTheRuntimeTakesIsImplemented: the runtime file and the http provider name
+// the same callback verifier kinds (each keeps its own list, since neither may import the other).
+func TestEveryVerifierTheRuntimeTakesIsImplemented(t *testing.T) {
+	t.Parallel()
+	if got, want := httpgw.VerifierKinds(), runtime.VerifierKinds(); !slices.Equal(got, want) {
+		t.Fatalf("the http provider implements %v; the runtime file takes %v", got, want)
 	}
 }

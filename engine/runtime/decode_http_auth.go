@@ -2,7 +2,10 @@ package runtime
 
 import (
 	"crypto/x509"
+	"maps"
+	"slices"
 	"strings"
+
 	"switchboard/engine/pubkey"
 )
 
@@ -223,3 +226,7 @@ func alnumOr(s, extra string) bool {
 	}
 	return true
 }
+
+// VerifierKinds lists the callback verifier kinds the runtime file accepts, sorted. The http
+// provider implements each one (a test of the wiring holds the two lists together).
+func VerifierKinds() []string { return slices.Sorted(maps.Keys(verifierKeys)) }

@@ -3,7 +3,9 @@ package httpgw
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"switchboard/engine"
@@ -106,3 +108,6 @@ func checkWindow(clock engine.Clock, name, tsText string) (sent, now time.Time, 
 	}
 	return sent, now, nil
 }
+
+// VerifierKinds lists the callback verifier kinds this provider implements, sorted.
+func VerifierKinds() []string { return slices.Sorted(maps.Keys(verifierKinds)) }
