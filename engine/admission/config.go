@@ -2,10 +2,10 @@ package admission
 
 import "time"
 
-// Config holds the give-way's knobs. Each is measured on the process, never on the machine:
-// the CPU share is of the CPUs the process may use (GOMAXPROCS), the submissions are those this
-// process accepted. docs/operations.md ("Bursts and admission control") explains why each has
-// its default.
+// Config holds the give-way's knobs. Each is relative, never tuned to one machine: the CPU share
+// is the larger of the process's share of the CPUs it may use (GOMAXPROCS) and the whole
+// machine's share in use (on Linux), the submissions are those this process accepted.
+// docs/operations.md ("Bursts and admission control") explains why each has its default.
 type Config struct {
 	// Window is how often the CPU time and the submissions are measured; the dispatcher's
 	// question in between is answered from the last measurement. Default 10 ms.
@@ -30,6 +30,10 @@ type Config struct {
 	Limit time.Duration
 	// Floor is how many claims the dispatcher may hold while it gives way. Default 1.
 	Floor int
+	// MachineSpan is the CPU time, summed over the machine's CPUs, over which the machine's
+	// share in use is measured: the kernel counts it in ticks of 10 ms a CPU, so one window is
+	// too short. Default 200 ms (20 ticks; 100 ms of real time on 2 CPUs).
+	MachineSpan time.Duration
 }
 
 // DefaultConfig is the give-way serve runs.
@@ -43,6 +47,7 @@ func DefaultConfig() Config {
 		Grace:       50 * time.Millisecond,
 		Limit:       10 * time.Second,
 		Floor:       1,
+		MachineSpan: 200 * time.Millisecond,
 	}
 }
 
@@ -54,6 +59,7 @@ func (c Config) withDefaults() Config {
 		Unsaturated: orDefault(c.Unsaturated, d.Unsaturated), BurstRate: orDefault(c.BurstRate, d.BurstRate),
 		After: orDefault(c.After, d.After), Grace: orDefault(c.Grace, d.Grace),
 		Limit: orDefault(c.Limit, d.Limit), Floor: orDefault(c.Floor, d.Floor),
+		MachineSpan: orDefault(c.MachineSpan, d.MachineSpan),
 	}
 }
 

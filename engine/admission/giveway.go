@@ -32,6 +32,10 @@ type GiveWay struct {
 	cpu   func() (time.Duration, bool)
 	wall  func() time.Time
 	procs func() int
+	// machine reads how long the machine's CPUs have been busy and have existed, whoever used
+	// them: a load generator or a database on the same machine saturates the CPU as surely as
+	// the process itself.
+	machine func() (busy, total time.Duration, ok bool)
 
 	mu          sync.Mutex
 	at          time.Time     // the start of the current window
@@ -43,6 +47,9 @@ type GiveWay struct {
 	lastPressed time.Time     // the last window under pressure
 	spent       bool          // the burst outlasted Limit: no give-way until it ends
 	total       time.Duration // time spent giving way, for the metrics
+
+	machineBusy, machineTotal time.Duration // the machine's figures at the start of its span
+	machineShare              float64       // the machine's share in use over its last span
 }
 
 // NewGiveWay returns the give-way policy with cfg's knobs (a zero member takes its default, see
@@ -50,7 +57,7 @@ type GiveWay struct {
 // (engine.Intake.Started).
 func NewGiveWay(cfg Config, submissions func() int64) *GiveWay {
 	return &GiveWay{cfg: cfg.withDefaults(), submissions: submissions, cpu: cputime.Process, wall: time.Now,
-		procs: func() int { return runtime.GOMAXPROCS(0) }}
+		procs: func() int { return runtime.GOMAXPROCS(0) }, machine: cputime.Machine}
 }
 
 // ClaimCap returns full, or the floor while the dispatcher gives way to a burst.
@@ -84,6 +91,7 @@ func (g *GiveWay) yielding() bool {
 		g.yield = false
 		return false
 	}
+	g.measureMachine()
 	if !g.at.IsZero() {
 		g.decide(now, dt, used-g.used, started-g.started)
 	}
@@ -91,11 +99,29 @@ func (g *GiveWay) yielding() bool {
 	return g.yield
 }
 
-// decide updates the give-way from one window's figures: its length, the CPU time used in it
-// and the submissions started in it.
+// measureMachine updates the machine's share in use once its CPUs have run for a whole
+// Config.MachineSpan since the last update: the kernel counts in ticks of 10 ms, too coarse for
+// one window. A machine that cannot be read counts as idle (the process's own share still
+// counts).
+func (g *GiveWay) measureMachine() {
+	busy, total, ok := g.machine()
+	switch {
+	case !ok:
+		g.machineShare, g.machineTotal = 0, 0
+	case g.machineTotal == 0 || total < g.machineTotal:
+		g.machineBusy, g.machineTotal = busy, total
+	case total-g.machineTotal >= g.cfg.MachineSpan:
+		g.machineShare = float64(busy-g.machineBusy) / float64(total-g.machineTotal)
+		g.machineBusy, g.machineTotal = busy, total
+	}
+}
+
+// decide updates the give-way from one window's figures: its length, the CPU time the process
+// used in it and the submissions started in it. The CPU is as busy as the larger of the
+// process's share of its CPUs and the machine's last measured share.
 func (g *GiveWay) decide(now time.Time, window, cpu time.Duration, started int64) {
 	c := g.cfg
-	share := float64(cpu) / (float64(g.procs()) * float64(window))
+	share := max(float64(cpu)/(float64(g.procs())*float64(window)), g.machineShare)
 	g.saturated = share >= c.Saturated || g.saturated && share >= c.Unsaturated
 	burst := float64(started) >= c.BurstRate*window.Seconds()
 	if g.yield {

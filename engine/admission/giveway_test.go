@@ -22,6 +22,13 @@ type fakeMachine struct {
 	used      time.Duration
 	submitted int64
 	reads     int // how often the give-way read the CPU time
+
+	// The whole machine (two CPUs): machineLoad is the share of it in use in each window, the
+	// process included; unless machineUp, it cannot be read (and the process's share decides
+	// alone, as in most tests).
+	machineLoad               float64
+	machineUp                 bool
+	machineBusy, machineTotal time.Duration
 }
 
 // newTestGiveWay is a GiveWay with the default knobs on two CPUs measured by m.
@@ -30,6 +37,9 @@ func newTestGiveWay(m *fakeMachine) *GiveWay {
 	g.procs = func() int { return 2 }
 	g.wall = func() time.Time { return m.now }
 	g.cpu = func() (time.Duration, bool) { m.reads++; return m.used, true }
+	g.machine = func() (time.Duration, time.Duration, bool) {
+		return m.machineBusy, m.machineTotal, m.machineUp
+	}
 	return g
 }
 
@@ -51,6 +61,8 @@ func yieldingGiveWay(t *testing.T) (*GiveWay, *fakeMachine) {
 func (m *fakeMachine) window(g *GiveWay, share float64, started int) bool {
 	m.now = m.now.Add(giveWayWindow)
 	m.used += time.Duration(share * 2 * float64(giveWayWindow))
+	m.machineTotal += 2 * giveWayWindow
+	m.machineBusy += time.Duration(max(share, m.machineLoad) * 2 * float64(giveWayWindow))
 	m.submitted += int64(started)
 	return g.yielding()
 }
@@ -217,5 +229,43 @@ func TestDefaultConfigFillsZeroKnobs(t *testing.T) {
 	c := Config{Window: time.Second, Floor: 3}.withDefaults()
 	if c.Window != time.Second || c.Floor != 3 || c.Limit != DefaultConfig().Limit {
 		t.Fatalf("set knobs must be kept and unset ones defaulted: %+v", c)
+	}
+}
+
+func TestGiveWayWhenTheMachineIsSaturatedByOthers(t *testing.T) {
+	t.Parallel()
+	span := int(defaults.MachineSpan / (2 * giveWayWindow)) // windows in one machine span
+	start := time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)
+
+	// A load generator beside the process: the process uses 60% of its CPUs, the machine 100%.
+	m := &fakeMachine{now: start, machineLoad: 1, machineUp: true}
+	g := newTestGiveWay(m)
+	for range span + 1 { // the first span measures the machine
+		if m.window(g, 0.6, 10) {
+			t.Fatal("gave way before the machine's first span was measured")
+		}
+	}
+	m.press(g)
+	if !m.window(g, 0.6, 10) {
+		t.Fatal("a lasting burst on a machine saturated by others should give way")
+	}
+	// The others stop: once a span has measured the machine free, the burst is over (after
+	// the grace).
+	m.machineLoad = 0
+	free := false
+	for range span + graceWindows + 1 {
+		free = !m.window(g, 0.3, 10)
+	}
+	if !free {
+		t.Fatal("still gave way after the machine was free for a span and the grace")
+	}
+
+	// A machine that cannot be read leaves the process's own share: 60% is not saturated.
+	m = &fakeMachine{now: start, machineLoad: 1}
+	g = newTestGiveWay(m)
+	for range span + int(giveWayAfter/giveWayWindow) + 5 {
+		if m.window(g, 0.6, 10) {
+			t.Fatal("gave way on an unreadable machine while the process used 60%")
+		}
 	}
 }

@@ -1,4 +1,5 @@
-// Package cputime reads the CPU time the process has used: the admission policy measures with
-// it how busy the machine is, and the benchmarks report CPU time per operation with it. It
-// imports only the standard library, so any package may use it.
+// Package cputime reads the CPU time the process has used and, on Linux, how busy the whole
+// machine is: the admission policy measures with both whether the CPU is saturated, and the
+// benchmarks report CPU time per operation with the first. It imports only the standard
+// library, so any package may use it.
 package cputime
