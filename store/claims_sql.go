@@ -32,11 +32,14 @@ type claimSQL struct {
 func newClaimSQL(d *dialect) claimSQL {
 	q := claimSQL{
 		// Statement 1 of a claim: the due metadata that fits the budget, in claim order, with the
-		// oversized count as one aggregate evaluated once.
+		// oversized count as one aggregate evaluated once. The budget reads payload_bytes + 0 so
+		// that PostgreSQL's planner walks messages_due in claim order: without statistics it took
+		// the smaller messages_size for the budget and sorted every due message (5 ms a claim
+		// at 2,000 queued, against 0.5 ms).
 		dueSelect: d.rebind(`SELECT ` + messageColumns + `, (` + oversizedDueCount + `) AS oversized
 			FROM messages INDEXED BY messages_due
 			WHERE dispatch = 'queued' AND next_attempt_at <= ? AND (not_before IS NULL OR not_before <= ?)
-			AND expires_at > ? AND payload_bytes <= ?
+			AND expires_at > ? AND payload_bytes + 0 <= ?
 			ORDER BY next_attempt_at, accepted_at, id LIMIT ?` + d.lockDue),
 		// Run instead of statement 2 when nothing is due within the budget.
 		oversizedCount: d.rebind(oversizedDueCount),
@@ -85,12 +88,22 @@ func newClaimSQL(d *dialect) claimSQL {
 // finish read them, which saves a round trip per finish. The parameters are finishAttempt's,
 // then finishUpdate's less the id, then the audit record's, then the reference (NULL for none),
 // the provider the finish sets (NULL to keep the message's) and the message id.
+//
+// The state guards read `dispatch || ''` so that no index on dispatch can serve them and the
+// message is found by its id. Measured with auto_explain over 20,000 messages on a queue whose
+// statistics lag (autovacuum off, or a queue growing faster than it is analyzed): the planner
+// estimated one 'sending' row, found the messages in flight through messages_lease or the
+// dispatch index and filtered them by id, reading every message in flight and the dead entries
+// of those before them (137 buffers a finish, 160 µs of database time), where the id lookup
+// reads a handful. The update names the closed attempt's message as a scalar (a holds at most
+// one row; none gives NULL, which matches nothing) for the same reason: as `id IN (SELECT …)`
+// the planner joined a with a scan of the table.
 const finishFolded = `WITH a AS (
 	INSERT INTO attempts (message_id, generation, attempt, provider, outcome, started_at,
 		finished_at, code, provider_ref)
 	SELECT id, generation, attempt, provider, CAST(? AS TEXT), coalesce(sending_since, CAST(? AS BIGINT)),
 		CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT)
-	FROM messages WHERE id = ? AND dispatch = 'sending' AND lease_token = ?
+	FROM messages WHERE id = ? AND dispatch || '' = 'sending' AND lease_token = ?
 	ON CONFLICT (message_id, generation, attempt) DO NOTHING
 	RETURNING message_id
 ), u AS (
@@ -102,7 +115,7 @@ const finishFolded = `WITH a AS (
 		provider_ref = coalesce(CAST(? AS TEXT), provider_ref), dispatch_code = CAST(? AS TEXT),
 		final_at = CAST(? AS BIGINT), last_outcome_class = coalesce(CAST(? AS TEXT), last_outcome_class),
 		updated_at = CAST(? AS BIGINT), lease_token = NULL, lease_expires_at = NULL, sending_since = NULL
-	WHERE id IN (SELECT message_id FROM a) AND dispatch = 'sending' AND lease_token = CAST(? AS TEXT)
+	WHERE id = (SELECT message_id FROM a) AND dispatch || '' = 'sending' AND lease_token = CAST(? AS TEXT)
 	RETURNING id
 )` + journalUpdated + `
 SELECT (SELECT count(*) FROM a) AS closed, (SELECT count(*) FROM u) AS updated,
