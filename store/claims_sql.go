@@ -89,8 +89,8 @@ func newClaimSQL(d *dialect) claimSQL {
 // then finishUpdate's less the id, then the audit record's, then the reference (NULL for none),
 // the provider the finish sets (NULL to keep the message's) and the message id.
 //
-// The state guards read `dispatch || ”` so that no index on dispatch can serve them and the
-// message is found by its id. Measured with auto_explain over 20,000 messages on a queue whose
+// The state guards compare dispatch joined to the empty string, so that no index on dispatch
+// can serve them and the message is found by its id. Measured with auto_explain over 20,000 messages on a queue whose
 // statistics lag (autovacuum off, or a queue growing faster than it is analyzed): the planner
 // estimated one 'sending' row, found the messages in flight through messages_lease or the
 // dispatch index and filtered them by id, reading every message in flight and the dead entries
