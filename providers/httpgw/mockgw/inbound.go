@@ -56,7 +56,7 @@ func (g *Gateway) serveInbound(w http.ResponseWriter, r *http.Request) {
 	body, _ := json.Marshal(msg)
 	mac := hmac.New(sha256.New, g.opts.CallbackSecret)
 	mac.Write(body)
-	status, err := g.post(context.WithoutCancel(r.Context()), body, hex.EncodeToString(mac.Sum(nil)))
+	status, err := g.newPoster(false).post(context.WithoutCancel(r.Context()), body, hex.EncodeToString(mac.Sum(nil)))
 	if err != nil || status >= 300 {
 		g.log.Warn("mock gateway: inbound message not taken", "status", status, "error", err)
 		writeJSON(w, http.StatusBadGateway, map[string]any{"id": msg.ID, "callbackStatus": status})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"switchboard/packages"
+	"switchboard/packages/httpconn"
 )
 
 // benchChannels lists the channels a --channel value sends on, in round-robin order.
@@ -88,8 +89,8 @@ func (e *benchEnv) load(ctx context.Context, cfg Config, bodies map[string][]byt
 		// Each caller keeps to one instance, the callers spread evenly over them.
 		submitURL := &url.URL{Scheme: "http", Host: apis[c%len(apis)], Path: "/v1/messages"}
 		wg.Go(func() {
-			conn := &benchConn{addr: submitURL.Host}
-			defer conn.close()
+			conn := &httpconn.Conn{Addr: submitURL.Host}
+			defer conn.Close()
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= cfg.Messages || ctx.Err() != nil {
@@ -133,14 +134,14 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 
 // submit posts one message on the caller's connection and returns the status code and, on
 // 202, the message id.
-func (e *benchEnv) submit(ctx context.Context, conn *benchConn, to *url.URL, key string, body []byte) (int, string) {
+func (e *benchEnv) submit(ctx context.Context, conn *httpconn.Conn, to *url.URL, key string, body []byte) (int, string) {
 	req := &http.Request{Method: http.MethodPost, URL: to, Host: to.Host, ContentLength: int64(len(body)),
 		Header: http.Header{
 			"Content-Type":    {"application/json"},
 			"Authorization":   {"Bearer " + e.sender},
 			"Idempotency-Key": {key},
 		}}
-	status, raw, err := conn.do(ctx, req, body)
+	status, raw, err := conn.Do(ctx, req, body)
 	if err != nil {
 		return 0, ""
 	}

@@ -1,4 +1,4 @@
-package bench
+package httpconn
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-func TestBenchConnKeepsAliveAndRedialsABrokenConnection(t *testing.T) {
+func TestConnKeepsAliveAndRedialsABrokenConnection(t *testing.T) {
 	t.Parallel()
 	var calls, conns atomic.Int64
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -32,15 +32,15 @@ func TestBenchConnKeepsAliveAndRedialsABrokenConnection(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 	u, _ := url.Parse(srv.URL + "/v1/messages")
-	c := &benchConn{addr: u.Host}
-	defer c.close()
+	c := &Conn{Addr: u.Host}
+	defer c.Close()
 	req := func() *http.Request {
 		return &http.Request{Method: http.MethodPost, URL: u, Host: u.Host, ContentLength: 7,
 			Header: http.Header{"Idempotency-Key": {"k1"}}}
 	}
 	body := []byte(`{"n":1}`)
 	for i := range 3 {
-		status, raw, err := c.do(context.Background(), req(), body)
+		status, raw, err := c.Do(context.Background(), req(), body)
 		if err != nil || status != http.StatusAccepted || string(raw) != `{"id":"m1"}` {
 			t.Fatalf("request %d: status %d, body %q, err %v", i, status, raw, err)
 		}
@@ -49,7 +49,7 @@ func TestBenchConnKeepsAliveAndRedialsABrokenConnection(t *testing.T) {
 		t.Fatalf("three requests used %d connections, want 1 kept alive", conns.Load())
 	}
 	srv.CloseClientConnections()
-	if status, _, err := c.do(context.Background(), req(), body); err != nil || status != http.StatusAccepted {
+	if status, _, err := c.Do(context.Background(), req(), body); err != nil || status != http.StatusAccepted {
 		t.Fatalf("after the server dropped the connection: status %d, err %v", status, err)
 	}
 	if conns.Load() != 2 || calls.Load() != 4 {
@@ -57,7 +57,7 @@ func TestBenchConnKeepsAliveAndRedialsABrokenConnection(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, _, err := c.do(ctx, req(), body); err == nil {
+	if _, _, err := c.Do(ctx, req(), body); err == nil {
 		t.Fatal("a request under an ended context must fail")
 	}
 }
