@@ -508,3 +508,26 @@ func TestPostgresInstancesShareEvents(t *testing.T) {
 	}
 	t.Logf("%d messages changed while their events were out", changes.Load())
 }
+
+// TestPostgresAcceptancesSkipTheDispatchWriter: with several writers, acceptances never wait in
+// the first writer, which claims, finishes and applies receipts; the others take them all.
+func TestPostgresAcceptancesSkipTheDispatchWriter(t *testing.T) {
+	pgtest.Schema(t)
+	t.Parallel()
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	s := openPostgres(t, pgtest.Schema(t), enginetest.NewFakeClock(now))
+	var wg sync.WaitGroup
+	for i := range 40 {
+		wg.Go(func() { mustAccept(t, s, fmt.Sprint("split-", i), now) })
+	}
+	wg.Wait()
+	for i := range 40 {
+		recs, err := s.MessageJournal(context.Background(), fmt.Sprint("split-", i), 10)
+		if err != nil || len(recs) == 0 {
+			t.Fatalf("MessageJournal(split-%d) = %v, %v", i, recs, err)
+		}
+		if recs[0].Writer == s.WriterID() {
+			t.Fatalf("split-%d was accepted by the dispatch writer %s", i, s.WriterID())
+		}
+	}
+}

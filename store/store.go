@@ -18,7 +18,8 @@ import (
 // Store is the durable store over SQLite or PostgreSQL. It implements engine.Store; every method
 // is safe for concurrent use. Writes go through writer goroutines that group concurrent requests
 // into shared transactions (group commit): one on SQLite, Config.Writers on PostgreSQL, each
-// with its own connection and audit chain; reads use a separate pool of connections.
+// with its own connection and audit chain (on PostgreSQL the first takes every request but
+// acceptances, the others the acceptances); reads use a separate pool of connections.
 // On PostgreSQL any number of Stores (one per process) share one database: claims skip the rows
 // another instance locked, and each instance writes its own audit chain.
 type Store struct {
