@@ -90,14 +90,14 @@ func newClaimSQL(d *dialect) claimSQL {
 // the provider the finish sets (NULL to keep the message's) and the message id.
 //
 // The state guards compare dispatch joined to the empty string, so that no index on dispatch
-// can serve them and the message is found by its id. Measured with auto_explain over 20,000 messages on a queue whose
-// statistics lag (autovacuum off, or a queue growing faster than it is analyzed): the planner
-// estimated one 'sending' row, found the messages in flight through messages_lease or the
-// dispatch index and filtered them by id, reading every message in flight and the dead entries
-// of those before them (137 buffers a finish, 160 µs of database time), where the id lookup
-// reads a handful. The update names the closed attempt's message as a scalar (a holds at most
-// one row; none gives NULL, which matches nothing) for the same reason: as `id IN (SELECT …)`
-// the planner joined a with a scan of the table.
+// can serve them and the message is found by its id. Measured with auto_explain over 20,000
+// messages on a queue whose statistics lag (autovacuum off, or a queue growing faster than it
+// is analyzed): the planner estimated one 'sending' row, found the messages in flight through
+// messages_lease or the dispatch index and filtered them by id, reading every message in flight
+// and the dead entries of those before them (137 buffers a finish, 160 µs of database time),
+// where the id lookup reads a handful. The update names the closed attempt's message as a
+// scalar (a holds at most one row; none gives NULL, which matches nothing) for the same reason:
+// as `id IN (SELECT …)` the planner joined a with a scan of the table.
 const finishFolded = `WITH a AS (
 	INSERT INTO attempts (message_id, generation, attempt, provider, outcome, started_at,
 		finished_at, code, provider_ref)

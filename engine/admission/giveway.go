@@ -91,9 +91,10 @@ func (g *GiveWay) yielding() bool {
 		g.yield = false
 		return false
 	}
-	g.measureMachine()
 	if !g.at.IsZero() {
-		g.decide(now, dt, used-g.used, started-g.started)
+		burst := float64(started-g.started) >= g.cfg.BurstRate*dt.Seconds()
+		g.measureMachine(burst)
+		g.decide(now, dt, used-g.used, burst)
 	}
 	g.at, g.used, g.started = now, used, started
 	return g.yield
@@ -101,9 +102,14 @@ func (g *GiveWay) yielding() bool {
 
 // measureMachine updates the machine's share in use once its CPUs have run for a whole
 // Config.MachineSpan since the last update: the kernel counts in ticks of 10 ms, too coarse for
-// one window. A machine that cannot be read counts as idle (the process's own share still
-// counts).
-func (g *GiveWay) measureMachine() {
+// one window. Only a burst asks how busy the machine is: outside one the machine is not read,
+// and the next burst measures it afresh. A machine that cannot be read counts as idle (the
+// process's own share still counts).
+func (g *GiveWay) measureMachine(burst bool) {
+	if !burst {
+		g.machineShare, g.machineTotal = 0, 0
+		return
+	}
 	busy, total, ok := g.machine()
 	switch {
 	case !ok:
@@ -117,13 +123,12 @@ func (g *GiveWay) measureMachine() {
 }
 
 // decide updates the give-way from one window's figures: its length, the CPU time the process
-// used in it and the submissions started in it. The CPU is as busy as the larger of the
-// process's share of its CPUs and the machine's last measured share.
-func (g *GiveWay) decide(now time.Time, window, cpu time.Duration, started int64) {
+// used in it and whether its submissions came at a burst's rate. The CPU is as busy as the
+// larger of the process's share of its CPUs and the machine's last measured share.
+func (g *GiveWay) decide(now time.Time, window, cpu time.Duration, burst bool) {
 	c := g.cfg
 	share := max(float64(cpu)/(float64(g.procs())*float64(window)), g.machineShare)
 	g.saturated = share >= c.Saturated || g.saturated && share >= c.Unsaturated
-	burst := float64(started) >= c.BurstRate*window.Seconds()
 	if g.yield {
 		g.total += window
 	}

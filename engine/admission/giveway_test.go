@@ -29,6 +29,7 @@ type fakeMachine struct {
 	machineLoad               float64
 	machineUp                 bool
 	machineBusy, machineTotal time.Duration
+	machineReads              int // how often the give-way read the machine
 }
 
 // newTestGiveWay is a GiveWay with the default knobs on two CPUs measured by m.
@@ -38,6 +39,7 @@ func newTestGiveWay(m *fakeMachine) *GiveWay {
 	g.wall = func() time.Time { return m.now }
 	g.cpu = func() (time.Duration, bool) { m.reads++; return m.used, true }
 	g.machine = func() (time.Duration, time.Duration, bool) {
+		m.machineReads++
 		return m.machineBusy, m.machineTotal, m.machineUp
 	}
 	return g
@@ -260,6 +262,23 @@ func TestGiveWayWhenTheMachineIsSaturatedByOthers(t *testing.T) {
 	}
 	if !free {
 		t.Fatal("still gave way after the machine was free for a span and the grace")
+	}
+
+	// Without a burst the machine is not read at all, and the next burst measures it afresh.
+	reads := m.machineReads
+	m.machineLoad = 1
+	for range span + 1 {
+		if m.window(g, 0.6, 0) {
+			t.Fatal("gave way without submissions")
+		}
+	}
+	if m.machineReads != reads {
+		t.Fatalf("read the machine %d times in windows without a burst", m.machineReads-reads)
+	}
+	for range span {
+		if m.window(g, 0.6, 10) {
+			t.Fatal("a new burst gave way before its first machine span was measured")
+		}
 	}
 
 	// A machine that cannot be read leaves the process's own share: 60% is not saturated.
