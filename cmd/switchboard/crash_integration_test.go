@@ -1,19 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -100,55 +96,8 @@ func TestCrashesLoseNothing(t *testing.T) {
 	body, _ := json.Marshal(smsBody(nil))
 	client := &http.Client{Timeout: 10 * time.Second}
 
-	// submit retries a submission with its one idempotency key until it gets its 202, as a
-	// careful client does while the gateway restarts.
-	submit := func(i int) (string, error) {
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			req, _ := http.NewRequest("POST", api+"/v1/messages", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+token)
-			req.Header.Set("Idempotency-Key", fmt.Sprint("crash-", i))
-			resp, err := client.Do(req)
-			if err == nil {
-				raw, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == 202 {
-					var a struct{ ID string }
-					_ = json.Unmarshal(raw, &a)
-					return a.ID, nil
-				}
-				if resp.StatusCode != 503 {
-					return "", fmt.Errorf("submission %d: %d %s", i, resp.StatusCode, raw)
-				}
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return "", fmt.Errorf("submission %d never accepted", i)
-	}
-	ids := make([]string, total)
-	var next, accepted atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, total)
-	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= total {
-					return
-				}
-				id, err := submit(i)
-				if err != nil {
-					errs <- err
-					return
-				}
-				ids[i] = id
-				accepted.Add(1)
-			}
-		}()
-	}
+	load := crashLoad{client: client, api: api, token: token, keyPrefix: "crash-", body: body}
+	accepted, wait := load.start(total, 16)
 	for _, at := range []int64{total / 4, total / 2, 3 * total / 4} {
 		for accepted.Load() < at {
 			time.Sleep(10 * time.Millisecond)
@@ -156,11 +105,7 @@ func TestCrashesLoseNothing(t *testing.T) {
 		proc.kill()
 		proc.start()
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	ids := wait(t)
 
 	operator, _ := issuer.Mint("operations-console", []string{"messaging:operate"}, 2*time.Hour, time.Now())
 	// Wait until nothing is queued or sending, then read each message's final status.

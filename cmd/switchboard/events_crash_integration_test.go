@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,49 +112,8 @@ func TestEventsSurviveSIGKILL(t *testing.T) {
 	token, _ := issuer.Mint("case-system", []string{"messaging:send"}, 2*time.Hour, time.Now())
 	body, _ := json.Marshal(smsBody(nil))
 	client := &http.Client{Timeout: 10 * time.Second}
-	submit := func(i int) (string, error) {
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
-			req, _ := http.NewRequest("POST", api+"/v1/messages", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Authorization", "Bearer "+token)
-			req.Header.Set("Idempotency-Key", fmt.Sprint("ev-crash-", i))
-			if resp, err := client.Do(req); err == nil {
-				raw, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode == 202 {
-					var a struct{ ID string }
-					_ = json.Unmarshal(raw, &a)
-					return a.ID, nil
-				}
-				if resp.StatusCode != 503 {
-					return "", fmt.Errorf("submission %d: %d %s", i, resp.StatusCode, raw)
-				}
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
-		return "", fmt.Errorf("submission %d never accepted", i)
-	}
-	ids := make([]string, total)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, total)
-	for range 8 {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= total {
-					return
-				}
-				id, err := submit(i)
-				if err != nil {
-					errs <- err
-					return
-				}
-				ids[i] = id
-			}
-		})
-	}
+	load := crashLoad{client: client, api: api, token: token, keyPrefix: "ev-crash-", body: body}
+	_, wait := load.start(total, 8)
 	for _, at := range []int{total / 3, 2 * total / 3} {
 		for {
 			mu.Lock()
@@ -171,11 +127,7 @@ func TestEventsSurviveSIGKILL(t *testing.T) {
 		proc.kill() // in the middle of a burst of deliveries
 		proc.start()
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
+	ids := wait(t)
 	// Once nothing is queued or sending, each message's final status must reach the endpoint
 	// (messages sending at a kill end unknown, held for an operator; their event says so).
 	operator, _ := issuer.Mint("operations-console", []string{"messaging:operate"}, 2*time.Hour, time.Now())
