@@ -154,26 +154,43 @@ func (o *claimOp) claimIn(b *batch) error {
 // message was finished, recovered or claimed again) are left alone and make it return an
 // error wrapping engine.ErrLeaseLost; the others are renewed all the same.
 func (s *Store) RenewLease(ctx context.Context, leases []engine.LeaseRef, until time.Time) error {
-	if len(leases) == 0 {
-		return nil
-	}
 	// In message order, so that two renewals (two instances recovering and renewing) lock
 	// rows in one order.
 	leases = slices.Clone(leases)
 	slices.SortFunc(leases, func(a, b engine.LeaseRef) int { return strings.Compare(a.MessageID, b.MessageID) })
-	o := &renewOp{leases: leases, until: until}
+	held := make([]heldLease, len(leases))
+	for i, l := range leases {
+		held[i] = heldLease{key: l.MessageID, token: l.Token}
+	}
+	return s.renew(ctx, &renewOp{what: "lease of message", query: s.q.claim.renew, leases: held, until: until})
+}
+
+// heldLease is one lease a renewal moves: the row's key and the lease's token.
+type heldLease struct {
+	key   any
+	token string
+}
+
+// renew runs o, and reports the leases it found gone as one error wrapping engine.ErrLeaseLost.
+func (s *Store) renew(ctx context.Context, o *renewOp) error {
+	if len(o.leases) == 0 {
+		return nil
+	}
 	if err := s.submit(ctx, o); err != nil {
 		return err
 	}
 	if o.lost > 0 {
-		return fmt.Errorf("store: renew: %d of %d leases: %w", o.lost, len(leases), engine.ErrLeaseLost)
+		return fmt.Errorf("store: renew: %d of %d leases: %w", o.lost, len(o.leases), engine.ErrLeaseLost)
 	}
 	return nil
 }
 
-// renewOp is one RenewLease on its way through the writer.
+// renewOp is one renewal of message or event leases on its way through the writer: query
+// moves one lease's expiry to until, given the row's key and the token.
 type renewOp struct {
-	leases []engine.LeaseRef
+	what   string // names a lease in errors
+	query  string
+	leases []heldLease
 	until  time.Time
 	lost   int
 }
@@ -182,9 +199,9 @@ func (o *renewOp) apply(b *batch) error {
 	run := func() error {
 		o.lost = 0
 		for _, l := range o.leases {
-			n, err := b.execN(b.s.q.claim.renew, ms(o.until), l.MessageID, l.Token)
+			n, err := b.execN(o.query, ms(o.until), l.key, l.token)
 			if err != nil {
-				return fmt.Errorf("store: renew lease of %s: %w", l.MessageID, err)
+				return fmt.Errorf("store: renew %s %v: %w", o.what, l.key, err)
 			}
 			if n == 0 {
 				o.lost++

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -85,42 +86,13 @@ func (o *eventClaimOp) claimIn(b *batch) error {
 // RenewEventLeases moves the expiry (and next attempt time) of every lease still held to until.
 // Leases that are gone are left alone and make it return an error wrapping engine.ErrLeaseLost.
 func (s *Store) RenewEventLeases(ctx context.Context, leases []engine.EventLease, until time.Time) error {
-	if len(leases) == 0 {
-		return nil
-	}
 	leases = slices.Clone(leases)
-	slices.SortFunc(leases, func(a, b engine.EventLease) int { return int(a.ID - b.ID) })
-	o := &eventRenewOp{leases: leases, until: until}
-	if err := s.submit(ctx, o); err != nil {
-		return err
+	slices.SortFunc(leases, func(a, b engine.EventLease) int { return cmp.Compare(a.ID, b.ID) })
+	held := make([]heldLease, len(leases))
+	for i, l := range leases {
+		held[i] = heldLease{key: l.ID, token: l.Token}
 	}
-	if o.lost > 0 {
-		return fmt.Errorf("store: renew event leases: %d of %d: %w", o.lost, len(leases), engine.ErrLeaseLost)
-	}
-	return nil
-}
-
-// eventRenewOp is one RenewEventLeases on its way through the writer.
-type eventRenewOp struct {
-	leases []engine.EventLease
-	until  time.Time
-	lost   int
-}
-
-func (o *eventRenewOp) apply(b *batch) error {
-	return b.step(func() error {
-		o.lost = 0
-		for _, l := range o.leases {
-			n, err := b.execN(b.s.q.events.renew, ms(o.until), l.ID, l.Token)
-			if err != nil {
-				return fmt.Errorf("store: renew event lease %d: %w", l.ID, err)
-			}
-			if n == 0 {
-				o.lost++
-			}
-		}
-		return nil
-	}, neverClean)
+	return s.renew(ctx, &renewOp{what: "event lease", query: s.q.events.renew, leases: held, until: until})
 }
 
 // FinishEvent records one delivery attempt, fenced by its lease: with a stale token it changes
