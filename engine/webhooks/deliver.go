@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"switchboard/engine"
+	"switchboard/engine/retryafter"
 	"switchboard/engine/stdwebhook"
 )
 
@@ -117,5 +118,5 @@ func (el *endpointLoop) post(ctx context.Context, id string, body []byte) (int, 
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, maxAnswerBytes))
-	return resp.StatusCode, parseRetryAfter(resp.Header.Get("Retry-After"), el.w.cfg.Clock.Now()), nil
+	return resp.StatusCode, retryafter.Parse(resp.Header.Get("Retry-After"), el.w.cfg.Clock.Now()), nil
 }

@@ -1,10 +1,9 @@
 package webhooks
 
 import (
-	"net/http"
-	"strconv"
-	"strings"
 	"time"
+
+	"switchboard/engine/retryafter"
 )
 
 // Schedule is the wait after each failed attempt: the first retry 5 s after the first attempt,
@@ -14,7 +13,7 @@ var Schedule = []time.Duration{5 * time.Second, 5 * time.Minute, 30 * time.Minut
 	5 * time.Hour, 10 * time.Hour, 10 * time.Hour}
 
 // MaxRetryAfter caps the wait a Retry-After header can ask for.
-const MaxRetryAfter = 24 * time.Hour
+const MaxRetryAfter = retryafter.Max
 
 // nextAttempt returns when to try again after attempt n (1 for the first) failed at now, or
 // giveUp when n was the last. A Retry-After longer than the schedule's wait is honoured, up to
@@ -28,23 +27,4 @@ func nextAttempt(n int, now time.Time, retryAfter time.Duration) (next time.Time
 		wait = min(retryAfter, MaxRetryAfter)
 	}
 	return now.Add(wait), false
-}
-
-// parseRetryAfter reads a Retry-After header: seconds, or an HTTP date (0 when absent or
-// unreadable).
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return time.Duration(min(secs, int64(MaxRetryAfter/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }

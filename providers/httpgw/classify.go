@@ -11,14 +11,11 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"switchboard/engine"
+	"switchboard/engine/retryafter"
 	"switchboard/scripting"
 )
-
-// maxRetryAfter caps a Retry-After (the engine caps it again at the profile's maximum delay).
-const maxRetryAfter = 24 * time.Hour
 
 // interpretOutput is what interpret returns (docs/adapters.md), decoded strictly.
 type interpretOutput struct {
@@ -81,7 +78,7 @@ func (p *Provider) defaultClass(ans *answer) engine.Outcome {
 	switch {
 	case ans.status == http.StatusRequestTimeout, ans.status == http.StatusTooManyRequests, ans.status == http.StatusServiceUnavailable:
 		o := p.outcome(engine.OutcomeTransient, code, "")
-		o.RetryAfter = parseRetryAfter(ans.header.Get("Retry-After"), p.cfg.Clock.Now())
+		o.RetryAfter = retryafter.Parse(ans.header.Get("Retry-After"), p.cfg.Clock.Now())
 		return o
 	case ans.status == http.StatusInternalServerError, ans.status == http.StatusBadGateway, ans.status == http.StatusGatewayTimeout:
 		return p.outcome(engine.OutcomeMaybeSent, code, "")
@@ -110,9 +107,9 @@ func (p *Provider) fromInterpret(ans *answer, out *interpretOutput) (engine.Outc
 		if *out.RetryAfter < 0 || math.IsNaN(*out.RetryAfter) {
 			return engine.Outcome{}, errors.New("retryAfter must be a number of seconds, not negative")
 		}
-		o.RetryAfter = time.Duration(min(*out.RetryAfter, maxRetryAfter.Seconds()) * float64(time.Second))
+		o.RetryAfter = retryafter.Seconds(*out.RetryAfter)
 	case class == engine.OutcomeTransient:
-		o.RetryAfter = parseRetryAfter(ans.header.Get("Retry-After"), p.cfg.Clock.Now())
+		o.RetryAfter = retryafter.Parse(ans.header.Get("Retry-After"), p.cfg.Clock.Now())
 	}
 	return o, nil
 }
@@ -177,24 +174,6 @@ func parseJSON(body []byte) (any, bool) {
 		return nil, false
 	}
 	return v, true
-}
-
-// parseRetryAfter reads a Retry-After value in seconds or as an HTTP date; 0 when absent or bad.
-func parseRetryAfter(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		return min(time.Duration(min(secs, int64(maxRetryAfter/time.Second)))*time.Second, maxRetryAfter)
-	}
-	if at, err := http.ParseTime(v); err == nil && at.After(now) {
-		return min(at.Sub(now), maxRetryAfter)
-	}
-	return 0
 }
 
 // validReference reports whether a provider reference is at most 256 bytes without control

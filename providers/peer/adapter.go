@@ -8,12 +8,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"time"
 	"unicode/utf8"
 
 	"github.com/libp2p/go-libp2p/core/protocol"
 
 	"switchboard/engine"
+	"switchboard/engine/retryafter"
 	"switchboard/scripting"
 )
 
@@ -21,9 +21,6 @@ import (
 // payloadEncoding, a malformed protocol id). Permanent: the same adapter given the same
 // message will build it again.
 const CodePayloadInvalid = "adapter.payload-invalid"
-
-// maxRetryAfter caps an interpret's retryAfter (the engine caps it again).
-const maxRetryAfter = 24 * time.Hour
 
 // adapter is a peer provider's optional script (docs/adapters.md): prepare shapes the payload
 // bytes and may pick the protocol, interpret reads the peer's answer.
@@ -155,7 +152,7 @@ func fromInterpret(out *interpretOutput) (engine.Outcome, error) {
 		if *out.RetryAfter < 0 || math.IsNaN(*out.RetryAfter) {
 			return engine.Outcome{}, errors.New("retryAfter must be a number of seconds, not negative")
 		}
-		o.RetryAfter = time.Duration(min(*out.RetryAfter, maxRetryAfter.Seconds()) * float64(time.Second))
+		o.RetryAfter = retryafter.Seconds(*out.RetryAfter)
 	}
 	return o, nil
 }
