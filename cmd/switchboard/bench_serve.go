@@ -41,22 +41,18 @@ type benchInstance struct {
 }
 
 // startServe writes one runtime file per instance beside devRuntime (same package, secrets
-// and stand-ins; its own listeners; the database of databaseURL when set) and starts the
-// instances one after the other, each once the previous is ready: the first migrates the
-// database alone. env is added to the instances' environment (DATABASE_URL); cpuProfile,
+// and stand-ins; the API address of apis, one per instance, and a metrics port of its own;
+// the database of databaseURL when set) and starts the instances one after the other, each
+// once the previous is ready: the first migrates the database alone. env is added to the instances' environment (DATABASE_URL); cpuProfile,
 // when set, makes the first instance write a CPU profile of its run there.
-func startServe(ctx context.Context, devRuntime string, instances int, databaseURL, cpuProfile string) (*benchServe, error) {
+func startServe(ctx context.Context, devRuntime string, apis []string, databaseURL, cpuProfile string) (*benchServe, error) {
 	bin, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the switchboard binary: %w", err)
 	}
-	s := &benchServe{stopped: make(chan error, instances), stopping: make(chan struct{})}
-	for i := range instances {
-		in := &benchInstance{logs: &tailBuffer{max: 16 << 10}}
-		if in.api, err = freeLoopbackAddr(); err != nil {
-			s.stop()
-			return nil, err
-		}
+	s := &benchServe{stopped: make(chan error, len(apis)), stopping: make(chan struct{})}
+	for i, api := range apis {
+		in := &benchInstance{api: api, logs: &tailBuffer{max: 16 << 10}}
 		if in.metrics, err = freeLoopbackAddr(); err != nil {
 			s.stop()
 			return nil, err

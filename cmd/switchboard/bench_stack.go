@@ -16,7 +16,7 @@ import (
 
 // startBenchStack wires the system under test for `switchboard bench` as dev wires its own:
 // the dev folder of the package copy, a mock gateway per http provider posting signed receipts
-// (through a round-robin balancer over the instances), the SMTP sink, the companion peer, the
+// (to the one instance, or through a round-robin balancer over several), the SMTP sink, the companion peer, the
 // runtime file; then it runs the stack in spec.Instances serve processes of this binary, on
 // SQLite in the folder or on a fresh schema of the PostgreSQL database spec.Database names.
 // On failure it stops what it started.
@@ -51,21 +51,32 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 		}
 		stops = append(stops, db.close)
 	}
-	// The instances' API ports are chosen when they start: the balancer the receipts go
-	// through learns them then.
-	callbacks, err := startRoundRobin(nil)
-	if err != nil {
-		return nil, environment("listener.failed", "127.0.0.1:0", err)
+	apis := make([]string, max(spec.Instances, 1))
+	for i := range apis {
+		if apis[i], err = freeLoopbackAddr(); err != nil {
+			return nil, err
+		}
 	}
-	stops = append(stops, callbacks.close)
+	// The gateways post their receipts to the one instance, or through a round-robin balancer
+	// over several: a balancer in front of one instance would only add a hop whose CPU the
+	// machine's other processes pay for.
+	callbackBase := "http://" + apis[0]
+	if len(apis) > 1 {
+		callbacks, err := startRoundRobin(apis)
+		if err != nil {
+			return nil, environment("listener.failed", "127.0.0.1:0", err)
+		}
+		stops = append(stops, callbacks.close)
+		callbackBase = callbacks.url
+	}
 	s := &bench.Stack{Package: pkg, Issuer: issuer}
-	session := devSession{API: callbacks.url, Clients: clientsOf(pkg), Gateways: map[string]string{}}
+	session := devSession{API: callbackBase, Clients: clientsOf(pkg), Gateways: map[string]string{}}
 	for _, p := range pkg.Providers {
 		switch p.Kind {
 		case "http":
 			gw := mockgw.New(mockgw.Options{
 				Latency: spec.GatewayLatency, ReceiptDelay: spec.ReceiptDelay, ReceiptWorkers: spec.ReceiptWorkers,
-				CallbackURL: callbacks.url + "/v1/provider-callbacks/" + p.ID, CallbackSecret: layout.callbackSecret,
+				CallbackURL: callbackBase + "/v1/provider-callbacks/" + p.ID, CallbackSecret: layout.callbackSecret,
 				Logger: spec.StandInLog.With("component", "mock-gateway", "provider", p.ID),
 			})
 			s.Gateways = append(s.Gateways, gw)
@@ -119,12 +130,11 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 	if db != nil {
 		dbURL = db.serveURL
 	}
-	serve, err := startServe(ctx, layout.runtimePath, max(spec.Instances, 1), dbURL, spec.CPUProfile)
+	serve, err := startServe(ctx, layout.runtimePath, apis, dbURL, spec.CPUProfile)
 	if err != nil {
 		return nil, err
 	}
 	stops = append(stops, serve.stop)
-	callbacks.setBackends(serve.apis())
 	s.APIs, s.Processes, s.Stopped = serve.apis(), serve.pids(), serve.stopped
 	s.APIURL = "http://" + s.APIs[0]
 	s.Metric = serve.metric
