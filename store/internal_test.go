@@ -46,6 +46,7 @@ func TestQueryPlans(t *testing.T) {
 		{"expiry sweep", s.q.msg.expireSelect, []any{1, 1}, "messages_expiry"},
 		{"stats counts", s.q.msg.statsCounts, nil, "messages_size"},
 		{"stats oldest", s.q.msg.statsOldest, []any{1, 1, 1}, "messages_due"},
+		{"in flight", s.q.msg.inFlight, nil, "messages_lease"},
 		{"receipt match", s.q.receipt.match, []any{"p", "r"}, "messages_provider_ref"},
 		{"kept receipts", s.q.receipt.pending, []any{"p", "r"}, "receipts_pending"},
 		{"message journal", s.q.operation.journal, []any{"m", 10}, "audit_message"},

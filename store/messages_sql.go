@@ -25,6 +25,7 @@ type messageSQL struct {
 	statsCounts   string
 	statsOldest   string
 	statsOversize string
+	inFlight      string
 }
 
 func newMessageSQL(d *dialect) messageSQL {
@@ -59,5 +60,9 @@ func newMessageSQL(d *dialect) messageSQL {
 			AND expires_at > ?
 			ORDER BY next_attempt_at, accepted_at, id LIMIT 1`),
 		statsOversize: d.rebind(oversizedDueCount),
+		// The queued and the sending messages, each counted from its partial index: as many
+		// entries as are in flight, where statsCounts reads one per message kept.
+		inFlight: d.rebind(`SELECT (SELECT count(*) FROM messages INDEXED BY messages_due WHERE dispatch = 'queued') AS queued,
+			(SELECT count(*) FROM messages INDEXED BY messages_lease WHERE dispatch = 'sending') AS sending`),
 	}
 }

@@ -17,6 +17,11 @@ type StatsForer interface {
 	StatsFor(ctx context.Context, now time.Time, maxBytes int64) (engine.Stats, error)
 }
 
+// InFlightCounter is implemented by stores that count the queued and sending messages alone.
+type InFlightCounter interface {
+	InFlight(ctx context.Context) (queued, sending int64, err error)
+}
+
 // AuditVerifier is implemented by stores whose audit journal can be verified.
 type AuditVerifier interface {
 	VerifyAudit(ctx context.Context) (store.AuditReport, error)
@@ -67,6 +72,13 @@ func testStats(t *testing.T, b *bundle) {
 	} {
 		if st.Dispatch[d] != n {
 			t.Fatalf("Stats.Dispatch[%s] = %d, want %d (all: %v)", d, st.Dispatch[d], n, st.Dispatch)
+		}
+	}
+	if ic, ok := b.store.(InFlightCounter); ok {
+		// The same queued and sending counts, from the queue's indexes.
+		queued, sending, err := ic.InFlight(b.ctx)
+		if err != nil || queued != 2 || sending != 1 {
+			t.Fatalf("InFlight = %d queued, %d sending, %v; want 2 and 1", queued, sending, err)
 		}
 	}
 	sf, ok := b.store.(StatsForer)
