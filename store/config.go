@@ -54,7 +54,14 @@ type Config struct {
 	// Writers is how many group-commit writers (each one connection, one transaction at a time
 	// and its own audit chain) a PostgreSQL store runs. 0 means 2. SQLite has exactly one.
 	Writers int
+	// GatherWait is how long a busy writer holds a small batch open for more requests
+	// (writer.go, "Gathering"). 0 means DefaultGatherWait on SQLite and no wait on PostgreSQL;
+	// a negative value turns the wait off.
+	GatherWait time.Duration
 }
+
+// DefaultGatherWait is a SQLite writer's GatherWait when Config.GatherWait is 0.
+const DefaultGatherWait = time.Millisecond
 
 // DefaultMaxPayloadBytes is the page byte budget Stats assumes when Config.MaxPayloadBytes is 0.
 const DefaultMaxPayloadBytes int64 = 10 << 20
@@ -86,6 +93,9 @@ func (cfg Config) withDefaults() (Config, error) {
 			cfg.Synchronous = strings.ToUpper(cfg.Synchronous)
 		default:
 			return cfg, fmt.Errorf("store: synchronous %q is not NORMAL or FULL", cfg.Synchronous)
+		}
+		if cfg.GatherWait == 0 {
+			cfg.GatherWait = DefaultGatherWait
 		}
 	case "postgres":
 		if cfg.Writers <= 0 {

@@ -149,6 +149,44 @@ func TestGroupCommit(t *testing.T) {
 	}
 }
 
+// TestBusyWriterGathers: with a gather wait far longer than the test, a lone request on an
+// idle writer still commits at once, and requests arriving one by one just after a batch share
+// one batch, which closes as soon as it holds gatherTarget.
+func TestBusyWriterGathers(t *testing.T) {
+	t.Parallel()
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "s.db"), AuditKey: internalKey,
+		Migrate: true, GatherWait: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	accept := func(id string) error {
+		a := engine.Acceptance{
+			Message: engine.Message{ID: id, AcceptedAt: now, ExpiresAt: now.Add(time.Hour)},
+			Audit:   engine.AuditEntry{Event: "message.accepted"},
+		}
+		return s.Accept(context.Background(), []engine.Acceptance{a})[0].Err
+	}
+	if err := accept("lone"); err != nil { // an idle writer: were it to wait, this would take an hour
+		t.Fatal(err)
+	}
+	before := s.WriterStats()
+	errs := make(chan error, gatherTarget)
+	for i := range gatherTarget {
+		go func() { errs <- accept(fmt.Sprint("m-", i)) }()
+	}
+	for range gatherTarget {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.WriterStats()
+	if st.Requests-before.Requests != gatherTarget || st.Batches-before.Batches != 1 {
+		t.Fatalf("%d requests in %d batches, want %d in 1", st.Requests-before.Requests, st.Batches-before.Batches, gatherTarget)
+	}
+}
+
 // TestCloseRefusesQueued closes the store while requests wait behind a batch that cannot
 // begin: the batch completes, every queued request gets ErrStoreClosed, nobody hangs.
 func TestCloseRefusesQueued(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"time"
 
 	"switchboard/engine"
 )
@@ -12,13 +13,26 @@ import (
 // Group commit. A writer goroutine (writer.run) owns one write connection. It takes the first
 // waiting request, yields once so that callers already runnable can hand theirs in, drains
 // whatever is then waiting (up to maxBatch), runs them all in one transaction, commits once
-// and answers each caller on its own channel. It never waits a fixed time to fill a batch:
-// under load batches grow by themselves, because requests queue up while the previous commit
-// runs. Every write method of the store goes through the writers, and each writer's audit chain
+// and answers each caller on its own channel. Under load batches grow by themselves, because
+// requests queue up while the previous commit runs; a busy writer whose batch is still small
+// waits a little for more (Gathering, below), an idle one never waits. Every write method of the store goes through the writers, and each writer's audit chain
 // has one owner. SQLite has one writer, which alone holds the write lock. PostgreSQL has several
 // (Config.Writers), all fed from one queue: their transactions run side by side, and the database
 // arbitrates between them as it does between instances (row locks, SKIP LOCKED claims, the
 // locked daily counters, the inbox lock).
+
+// Gathering. On SQLite a commit costs about the same whatever it holds (300 µs of CPU on a
+// 2-core machine, measured with a CPU profile of `bench --rate 2000`): it writes the right-hand
+// leaf of every B-tree the batch touched, and a batch of one acceptance touches as many as a
+// batch of fifty. Under a steady load below capacity, requests arrive one at a time and the
+// batches stay small (4.7 requests a commit at 2,000 messages a second, 0.67 commits a
+// message): commits were a quarter of the CPU. So a writer that is busy (its last batch ended
+// less than GatherWait ago) and took fewer than gatherTarget requests keeps the batch open
+// until it holds gatherTarget or GatherWait has passed since it took the first. An idle
+// writer never waits: a lone request is committed at once.
+
+// gatherTarget is the batch size at which a gathering writer stops waiting.
+const gatherTarget = 64
 
 // maxBatch bounds how many requests share one transaction.
 const maxBatch = 256
@@ -118,6 +132,8 @@ func (w *writer) run() {
 		}
 	}
 	reqs := make([]*request, 0, maxBatch)
+	var gather *time.Timer // made on the first wait
+	var lastEnd time.Time  // when the last batch was answered
 	for {
 		select {
 		case <-s.stopping: // Close wins over queued requests
@@ -148,9 +164,37 @@ func (w *writer) run() {
 				break drain
 			}
 		}
+		if wait := s.cfg.GatherWait; wait > 0 && len(reqs) < gatherTarget && time.Since(lastEnd) < wait {
+			if gather == nil {
+				gather = time.NewTimer(wait)
+			} else {
+				gather.Reset(wait)
+			}
+			reqs = gatherMore(reqs, general, accepts, gather.C, s.stopping)
+			gather.Stop()
+		}
 		w.runBatch(reqs)
+		lastEnd = time.Now()
 		clear(reqs)
 	}
+}
+
+// gatherMore adds requests to reqs until it holds gatherTarget, the timer fires or the store
+// stops.
+func gatherMore(reqs []*request, general, accepts <-chan *request, timer <-chan time.Time, stopping <-chan struct{}) []*request {
+	for len(reqs) < gatherTarget {
+		select {
+		case r := <-general:
+			reqs = append(reqs, r)
+		case r := <-accepts:
+			reqs = append(reqs, r)
+		case <-timer:
+			return reqs
+		case <-stopping:
+			return reqs
+		}
+	}
+	return reqs
 }
 
 // refuseQueued answers every request still queued with ErrStoreClosed.
