@@ -270,7 +270,7 @@ func (b *batch) eachChunk(head string, cols int, tail string, rows [][]any, run 
 			args = append(args, r...)
 		}
 		at += n
-		st, err := b.w.stmt(b.ctx, query)
+		st, err := b.prepared(query)
 		if err != nil {
 			return err
 		}

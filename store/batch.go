@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"switchboard/engine"
 )
 
 // batch is one group-commit transaction, owned by the writer goroutine.
@@ -31,11 +33,16 @@ type batch struct {
 	// matches are the messages holding the references of the batch's receipts, matched before
 	// its requests are applied (prefetchReceipts); nil when it has none.
 	matches map[receiptRef][]string
+	// reports are the reports of the prefetched messages as the batch's statements leave them,
+	// for the messages whose report only receipts of this batch have moved since.
+	reports map[string]engine.Report
 	// changed and inboxEvents are the subjects whose events flushEvents writes before the
 	// commit; wroteEvents says it wrote some.
 	changed     []string
 	inboxEvents []inboxEvent
 	wroteEvents bool
+	// queued are the statements waiting for the next pipeline (pipeline.go).
+	queued []laterRow
 }
 
 // dailyKey is one access profile's UTC day.
@@ -72,6 +79,9 @@ func (w *writer) begin() (*batch, error) {
 // where it was before the batch.
 func (b *batch) finish() error {
 	err := b.poison
+	if err == nil {
+		err = b.flushLater()
+	}
 	if err == nil {
 		err = b.flushEvents()
 	}
@@ -117,6 +127,15 @@ func (w *writer) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
 	return st, nil
 }
 
+// prepared returns the writer's prepared statement for query once the statements queued for a
+// pipeline have run: every statement of a batch runs in the order the batch issued it.
+func (b *batch) prepared(query string) (*sqlx.Stmt, error) {
+	if err := b.flushLater(); err != nil {
+		return nil, err
+	}
+	return b.w.stmt(b.ctx, query)
+}
+
 // execCached runs a fixed statement on the write connection.
 func (b *batch) execCached(query string, args ...any) error {
 	_, err := b.execN(query, args...)
@@ -125,7 +144,7 @@ func (b *batch) execCached(query string, args ...any) error {
 
 // execN runs a fixed statement and returns how many rows it changed.
 func (b *batch) execN(query string, args ...any) (int64, error) {
-	st, err := b.w.stmt(b.ctx, query)
+	st, err := b.prepared(query)
 	if err != nil {
 		return 0, err
 	}
@@ -145,7 +164,7 @@ func (b *batch) insert(query string, args ...any) (int64, error) {
 
 // get reads one row of a fixed statement into dest.
 func (b *batch) get(dest any, query string, args ...any) error {
-	st, err := b.w.stmt(b.ctx, query)
+	st, err := b.prepared(query)
 	if err != nil {
 		return err
 	}
@@ -154,7 +173,7 @@ func (b *batch) get(dest any, query string, args ...any) error {
 
 // selectRows reads the rows of a fixed statement into dest, a pointer to a slice.
 func (b *batch) selectRows(dest any, query string, args ...any) error {
-	st, err := b.w.stmt(b.ctx, query)
+	st, err := b.prepared(query)
 	if err != nil {
 		return err
 	}
@@ -169,7 +188,7 @@ func (b *batch) execIn(query string, args ...any) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	st, err := b.w.stmt(b.ctx, q)
+	st, err := b.prepared(q)
 	if err != nil {
 		return 0, err
 	}
@@ -186,7 +205,7 @@ func (b *batch) selectIn(dest any, query string, args ...any) error {
 	if err != nil {
 		return err
 	}
-	st, err := b.w.stmt(b.ctx, q)
+	st, err := b.prepared(q)
 	if err != nil {
 		return err
 	}

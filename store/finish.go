@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"switchboard/engine"
 )
 
@@ -78,20 +80,32 @@ func (o *finishOp) finishIn(b *batch) error {
 	update := []any{string(f.Dispatch), report, report, report, at,
 		msOpt(f.NextAttemptAt), f.ProviderAttempts, f.FallbackIndex, nullString(f.Provider),
 		nullString(f.ProviderRef), f.DispatchCode, final, nullString(string(outcomeClass(f.Attempt))), at}
+	delete(b.reports, id) // its receipts in this batch run one by one, after it
 	var err error
 	pending := f.ProviderRef != "" // whether receipts may be kept for the reference
-	if q.finishFolded != "" {
+	switch {
+	case q.finishFolded != "" && b.pipelines():
+		o.queueFolded(b, attempt, update)
+		return nil
+	case q.finishFolded != "":
 		pending, err = o.finishFolded(b, attempt, update)
-	} else {
+	default:
 		err = o.finishInSteps(b, attempt, update)
 	}
 	if err != nil {
 		return err
 	}
 	if pending {
-		if err := b.applyPendingReceipts(id, f.Provider, f.Report, f.ProviderRef, f.FinishedAt); err != nil {
-			return fmt.Errorf("store: finish %s: %w", id, err)
-		}
+		return o.applyPending(b)
+	}
+	return nil
+}
+
+// applyPending applies the receipts kept for the reference the finish recorded.
+func (o *finishOp) applyPending(b *batch) error {
+	f := &o.f
+	if err := b.applyPendingReceipts(f.Lease.MessageID, f.Provider, f.Report, f.ProviderRef, f.FinishedAt); err != nil {
+		return fmt.Errorf("store: finish %s: %w", f.Lease.MessageID, err)
 	}
 	return nil
 }
@@ -128,28 +142,71 @@ func (o *finishOp) finishInSteps(b *batch, attempt, update []any) error {
 // is inserted only with the message update, and the chain moves only when both happened. It
 // reports whether receipts are kept for the reference the finish recorded.
 func (o *finishOp) finishFolded(b *batch, attempt, update []any) (bool, error) {
+	args, next := o.foldedArgs(b, attempt, update)
+	var res foldedAnswer
+	if err := b.get(&res, b.s.q.claim.finishFolded, args...); err != nil {
+		return false, fmt.Errorf("store: finish %s: %w", o.f.Lease.MessageID, err)
+	}
+	if err := o.held(res); err != nil {
+		return false, err
+	}
+	b.chain = next
+	b.messageChanged(o.f.Lease.MessageID)
+	return res.Pending > 0, nil
+}
+
+// queueFolded is finishFolded queued for the batch's next pipeline (pipeline.go): the chain
+// moves now, as if the finish held; if it did not, the batch runs again without pipelining.
+func (o *finishOp) queueFolded(b *batch, attempt, update []any) {
+	args, next := o.foldedArgs(b, attempt, update)
+	b.chain = next
+	var res foldedAnswer
+	b.later(laterRow{
+		query: b.s.q.claim.finishFolded, args: args,
+		scan: func(r pgx.Row) error { return r.Scan(&res.Closed, &res.Updated, &res.Pending) },
+		then: func() error {
+			if err := o.held(res); err != nil {
+				return err
+			}
+			b.messageChanged(o.f.Lease.MessageID)
+			if res.Pending > 0 {
+				return o.applyPending(b)
+			}
+			return nil
+		},
+	})
+}
+
+// foldedAnswer is finishFolded's answer: attempts closed, messages updated, receipts kept for
+// the reference.
+type foldedAnswer struct {
+	Closed  int64 `db:"closed"`
+	Updated int64 `db:"updated"`
+	Pending int64 `db:"pending"`
+}
+
+// foldedArgs are finishFolded's parameters, with the audit record that follows the batch's
+// chain, and the chain after it.
+func (o *finishOp) foldedArgs(b *batch, attempt, update []any) ([]any, chainState) {
 	id, token := o.f.Lease.MessageID, o.f.Lease.Token
 	audit, next := b.auditRow(o.f.Audit)
 	args := make([]any, 0, len(attempt)+len(update)+4+len(audit))
 	args = append(append(append(append(args, attempt...), update...), token), audit...)
 	args = append(args, nullString(o.f.ProviderRef), nullString(o.f.Provider), id)
-	var res struct {
-		Closed  int64 `db:"closed"`
-		Updated int64 `db:"updated"`
-		Pending int64 `db:"pending"`
-	}
-	if err := b.get(&res, b.s.q.claim.finishFolded, args...); err != nil {
-		return false, fmt.Errorf("store: finish %s: %w", id, err)
-	}
+	return args, next
+}
+
+// held checks a folded finish's answer: a lost lease when it closed no attempt, a broken
+// invariant when it closed one but updated no message.
+func (o *finishOp) held(res foldedAnswer) error {
+	id := o.f.Lease.MessageID
 	switch {
 	case res.Closed == 0:
-		return false, fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
+		return fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
 	case res.Updated != 1:
-		return false, fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, res.Updated)
+		return fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, res.Updated)
 	}
-	b.chain = next
-	b.messageChanged(id)
-	return res.Pending > 0, nil
+	return nil
 }
 
 // outcomeClass is the outcome class an attempt outcome records on its message, or "" to keep

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"switchboard/engine"
 )
 
@@ -102,8 +104,14 @@ func (b *batch) applyReceipt(id string, report engine.Report, reportedAt int64, 
 		return true, b.audit(audit)
 	}
 	args, next := b.auditRow(audit)
+	args = append([]any{reportedAt, ms(now), id}, args...)
+	if cur, known := b.reports[id]; known && b.pipelines() && cur.Advances(report) {
+		b.queueReceipt(id, report, q.applyJournaled[report], args, next)
+		return true, nil
+	}
+	delete(b.reports, id)
 	var n int64
-	if err := b.get(&n, q.applyJournaled[report], append([]any{reportedAt, ms(now), id}, args...)...); err != nil {
+	if err := b.get(&n, q.applyJournaled[report], args...); err != nil {
 		return false, fmt.Errorf("apply: %w", err)
 	}
 	if n == 0 {
@@ -112,6 +120,26 @@ func (b *batch) applyReceipt(id string, report engine.Report, reportedAt int64, 
 	b.chain = next
 	b.messageChanged(id)
 	return true, nil
+}
+
+// queueReceipt is the journaled receipt update queued for the batch's next pipeline, for a
+// message whose report the batch knows and the receipt moves: the chain and the known report
+// move now; if the update then moved nothing, the batch runs again without pipelining.
+func (b *batch) queueReceipt(id string, report engine.Report, query string, args []any, next chainState) {
+	b.chain = next
+	b.reports[id] = report
+	var n int64
+	b.later(laterRow{
+		query: query, args: args,
+		scan: func(r pgx.Row) error { return r.Scan(&n) },
+		then: func() error {
+			if n != 1 {
+				return fmt.Errorf("store: receipt for %s moved %d reports, where the batch knew it would move one", id, n)
+			}
+			b.messageChanged(id)
+			return nil
+		},
+	})
 }
 
 // receiptAudit is the journal record of an applied receipt. The actor is the provider (its

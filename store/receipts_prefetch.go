@@ -3,6 +3,8 @@ package store
 import (
 	"fmt"
 	"slices"
+
+	"switchboard/engine"
 )
 
 // Receipt matching for a whole batch. Each receipt is matched by (provider, provider
@@ -11,7 +13,9 @@ import (
 // references of every receipt in it with one statement per provider (the rows locked, and
 // rows other transactions hold skipped, as the one-by-one match does). A receipt whose
 // reference the prefetch did not find is matched again on its own when it is applied: an
-// earlier finish of the same batch may have recorded that reference since.
+// earlier finish of the same batch may have recorded that reference since. The prefetch also
+// reads the matched messages' reports (their rows are locked, so only the batch itself can move
+// them), which tells a pipelined receipt whether it will move its report (pipeline.go).
 
 // receiptRef is one (provider, provider reference).
 type receiptRef struct{ provider, ref string }
@@ -33,12 +37,14 @@ func (b *batch) prefetchReceipts(reqs []*request) {
 		return
 	}
 	b.matches = map[receiptRef][]string{}
+	b.reports = map[string]engine.Report{}
 	for provider, list := range refs {
 		slices.Sort(list)
 		list = slices.Compact(list)
 		var rows []struct {
-			ID  string `db:"id"`
-			Ref string `db:"provider_ref"`
+			ID     string `db:"id"`
+			Ref    string `db:"provider_ref"`
+			Report string `db:"report"`
 		}
 		if err := b.selectIn(&rows, b.s.q.receipt.matchMany, provider, list); err != nil {
 			b.poison = fmt.Errorf("store: match receipts: %w", err)
@@ -49,6 +55,7 @@ func (b *batch) prefetchReceipts(reqs []*request) {
 			if !slices.Contains(b.matches[k], row.ID) {
 				b.matches[k] = append(b.matches[k], row.ID)
 			}
+			b.reports[row.ID] = engine.Report(row.Report)
 		}
 	}
 }

@@ -35,7 +35,7 @@ func newReceiptSQL(d *dialect) receiptSQL {
 		match: d.rebind(`SELECT id FROM messages WHERE provider = ? AND provider_ref = ?` + d.lockMatch),
 		// The references of a batch's receipts at once (receipts_prefetch.go); rebound when
 		// its IN list is expanded.
-		matchMany: `SELECT id, provider_ref FROM messages WHERE provider = ? AND provider_ref IN (?)` + d.lockMatch,
+		matchMany: `SELECT id, provider_ref, report FROM messages WHERE provider = ? AND provider_ref IN (?)` + d.lockMatch,
 		keep: d.rebind(`INSERT INTO receipts (provider, provider_ref, report, code, received_at)
 			VALUES (?, ?, ?, ?, ?)`),
 		// Read at every finish that records a reference, and nearly always empty: without an
