@@ -83,13 +83,29 @@ func (o *claimOp) apply(b *batch) error {
 	return b.step(func() error { return o.claimIn(b) }, neverClean)
 }
 
+// dueWalk runs sel between the dialect's dueWalk and dueWalkDone settings, if it has them.
+func (b *batch) dueWalk(sel func() error) error {
+	d := b.s.d
+	if d.dueWalk == "" {
+		return sel()
+	}
+	if err := b.execCached(d.dueWalk); err != nil {
+		return err
+	}
+	if err := sel(); err != nil {
+		return err
+	}
+	return b.execCached(d.dueWalkDone)
+}
+
 func (o *claimOp) claimIn(b *batch) error {
 	q := &b.s.q.claim
 	o.page, o.bodies = engine.Page{}, nil
 	now, maxBytes := ms(o.now), o.limits.MaxBytes
 	var rows []claimRow
-	if err := b.selectRows(&rows, q.dueSelect, maxBytes, now, now, now,
-		now, now, now, maxBytes, o.limits.MaxEntries); err != nil {
+	if err := b.dueWalk(func() error {
+		return b.selectRows(&rows, q.dueSelect, maxBytes, now, now, now, now, now, now, maxBytes, o.limits.MaxEntries)
+	}); err != nil {
 		return fmt.Errorf("store: claim: select due: %w", err)
 	}
 	if len(rows) == 0 {
