@@ -162,3 +162,42 @@ func cpuTime(b *testing.B) time.Duration {
 	}
 	return d
 }
+
+// BenchmarkReadMessage measures Message (GET /v1/messages/{id}: the message and its attempts,
+// from one snapshot) with 8 concurrent readers over 1,000 finished messages.
+func BenchmarkReadMessage(b *testing.B) { benchEngines(b, benchReadMessage) }
+
+func benchReadMessage(b *testing.B, s *store.Store) {
+	ctx := context.Background()
+	now := time.Now().UTC()
+	batch := make([]engine.Acceptance, 1000)
+	ids := make([]string, len(batch))
+	for i := range batch {
+		batch[i] = benchAcceptance(b, now)
+		ids[i] = batch[i].Message.ID
+	}
+	for _, r := range s.Accept(ctx, batch) {
+		if r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+	var next sync.Mutex
+	k := 0
+	cpu := cpuTime(b)
+	b.ResetTimer()
+	b.SetParallelism(4)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			next.Lock()
+			id := ids[k%len(ids)]
+			k++
+			next.Unlock()
+			if _, err := s.Message(ctx, id); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.StopTimer()
+	b.ReportMetric(float64((cpuTime(b)-cpu).Microseconds())/float64(b.N), "cpu-µs/read")
+}

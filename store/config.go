@@ -175,9 +175,16 @@ func (cfg Config) readDSN() string {
 	p := cfg.commonParams()
 	p.Set("_query_only", "1")
 	p.Set("_txlock", "deferred")
+	// Each read connection keeps its last readStatements statements prepared: the reads are a
+	// few fixed texts (a message, its attempts, the events' subjects, the figures), and
+	// preparing one cost as much as running it (BenchmarkReadMessage).
+	p.Set("_stmt_cache_size", strconv.Itoa(readStatements))
 	p.Set("mode", "rw")
 	return fileURI(cfg.Path) + "?" + p.Encode()
 }
+
+// readStatements is how many prepared statements each read connection keeps.
+const readStatements = 64
 
 // checkpointDSN is the data source of the checkpointer's connection: writable (a checkpoint
 // writes the database file) but never used for a transaction.
