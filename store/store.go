@@ -40,6 +40,7 @@ type Store struct {
 
 	batches atomic.Int64 // transactions the writer committed or rolled back
 	handled atomic.Int64 // requests those transactions carried
+	reruns  atomic.Int64 // batches run again one statement at a time
 
 	requests       chan *request // everything but acceptances: the first writer's
 	accepts        chan *request // acceptances: any writer's
@@ -208,11 +209,15 @@ func (s *Store) Ready(ctx context.Context) error {
 type WriterStats struct {
 	Batches  int64 // transactions run
 	Requests int64 // requests they carried; Requests/Batches is the mean batch size
+	// Reruns counts the batches rolled back and run again one statement at a time: an
+	// acceptance that failed in a way that may have written, or a pipelined finish or receipt
+	// that did not hold (pipeline.go).
+	Reruns int64
 }
 
 // WriterStats reports how much the writer batched so far.
 func (s *Store) WriterStats() WriterStats {
-	return WriterStats{Batches: s.batches.Load(), Requests: s.handled.Load()}
+	return WriterStats{Batches: s.batches.Load(), Requests: s.handled.Load(), Reruns: s.reruns.Load()}
 }
 
 // WriterID is the audit writer id of this instance's first writer: its chain in the journal.

@@ -234,6 +234,7 @@ func (w *writer) runBatch(reqs []*request) {
 		case err == nil:
 		case errors.Is(err, errSlowPath) && fast:
 			fast = false
+			s.reruns.Add(1)
 			continue
 		case errors.Is(err, errDailyOvertaken) && !lockDaily:
 			lockDaily = true

@@ -130,7 +130,7 @@ func (m *metrics) handler(s *stack) http.Handler {
 type queueCollector struct {
 	s                                                         *stack
 	entries, bytes, oldestDue, oversized, held, lost, giveWay *prometheus.Desc
-	transactions, requests                                    *prometheus.Desc
+	transactions, requests, reruns                            *prometheus.Desc
 	pendingEvents                                             *prometheus.Desc
 }
 
@@ -147,6 +147,8 @@ func newQueueCollector(s *stack) *queueCollector {
 			"Write transactions of the store's group-commit writers.", nil, nil),
 		requests: prometheus.NewDesc("switchboard_store_requests_total",
 			"Write requests those transactions carried (requests / transactions is the mean batch).", nil, nil),
+		reruns: prometheus.NewDesc("switchboard_store_reruns_total",
+			"Write transactions rolled back and run again one statement at a time (a request failed in a way that may have written, or a pipelined finish did not hold).", nil, nil),
 		pendingEvents: prometheus.NewDesc("switchboard_webhook_events_pending", "Undelivered events by endpoint (one per message and endpoint at most).",
 			[]string{"endpoint"}, nil),
 	}
@@ -161,6 +163,7 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.lost
 	ch <- c.giveWay
 	ch <- c.transactions
+	ch <- c.reruns
 	ch <- c.requests
 	ch <- c.pendingEvents
 }
@@ -186,6 +189,7 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ws := c.s.store.WriterStats()
 	ch <- prometheus.MustNewConstMetric(c.transactions, prometheus.CounterValue, float64(ws.Batches))
 	ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(ws.Requests))
+	ch <- prometheus.MustNewConstMetric(c.reruns, prometheus.CounterValue, float64(ws.Reruns))
 	if len(c.s.rt.Webhooks) == 0 {
 		return
 	}
