@@ -31,6 +31,18 @@ func openInternal(t *testing.T) *Store {
 	return s
 }
 
+// waitUntil yields until cond holds, and fails the test after ten seconds of waiting for what.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 10 s for %s", what)
+		}
+		runtime.Gosched()
+	}
+}
+
 // TestQueryPlans checks that the hot statements walk the intended index and never sort.
 func TestQueryPlans(t *testing.T) {
 	t.Parallel()
@@ -126,13 +138,7 @@ func TestGroupCommit(t *testing.T) {
 		})
 	}
 	// The first batch is inside the writer, blocked at BEGIN; wait until the others are queued.
-	deadline := time.Now().Add(10 * time.Second)
-	for s.handled.Load()+int64(len(s.accepts)) < callers {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d requests queued", len(s.accepts))
-		}
-		runtime.Gosched()
-	}
+	waitUntil(t, "the requests queued", func() bool { return s.handled.Load()+int64(len(s.accepts)) >= callers })
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
@@ -212,13 +218,7 @@ func TestCloseRefusesQueued(t *testing.T) {
 			errs <- s.Accept(context.Background(), []engine.Acceptance{a})[0].Err
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for s.handled.Load()+int64(len(s.accepts)) < callers {
-		if time.Now().After(deadline) {
-			t.Fatal("requests did not queue")
-		}
-		runtime.Gosched()
-	}
+	waitUntil(t, "the requests queued", func() bool { return s.handled.Load()+int64(len(s.accepts)) >= callers })
 	closed := make(chan error)
 	go func() { closed <- s.Close() }()
 	for !isClosed(s.stopping) {

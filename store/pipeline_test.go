@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -85,22 +84,11 @@ func TestPipelinedFinishesWithALostLease(t *testing.T) {
 	}
 	before := s.WriterStats()
 	submit("blocker")
-	deadline := time.Now().Add(10 * time.Second)
-	for s.handled.Load() == before.Requests { // the writer took the blocker's finish
-		if time.Now().After(deadline) {
-			t.Fatal("the writer never took the blocker's finish")
-		}
-		runtime.Gosched()
-	}
+	waitUntil(t, "the writer to take the blocker's finish", func() bool { return s.handled.Load() > before.Requests })
 	for _, id := range ids[1:] {
 		submit(id)
 	}
-	for len(s.requests) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d finishes queued", len(s.requests))
-		}
-		runtime.Gosched()
-	}
+	waitUntil(t, "three finishes queued", func() bool { return len(s.requests) >= 3 })
 	if err := lock.Rollback(); err != nil {
 		t.Fatal(err)
 	}
