@@ -55,7 +55,9 @@ func (b *batch) prefetchReceipts(reqs []*request) {
 			if !slices.Contains(b.matches[k], row.ID) {
 				b.matches[k] = append(b.matches[k], row.ID)
 			}
-			b.reports[row.ID] = engine.Report(row.Report)
+			if b.pipelines() {
+				b.reports[row.ID] = engine.Report(row.Report)
+			}
 		}
 	}
 }

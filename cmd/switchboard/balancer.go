@@ -18,14 +18,13 @@ import (
 // Idempotency-Key for submissions.
 type roundRobin struct {
 	url       string
-	backends  atomic.Pointer[[]string]
+	backends  []string
 	next      atomic.Uint64
 	transport *http.Transport
 	srv       *http.Server
 }
 
-// startRoundRobin listens on a loopback port and balances over backends (host:port), which
-// setBackends may replace later.
+// startRoundRobin listens on a loopback port and balances over backends (host:port).
 func startRoundRobin(backends []string) (*roundRobin, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -33,15 +32,11 @@ func startRoundRobin(backends []string) (*roundRobin, error) {
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns, t.MaxIdleConnsPerHost = 512, 128
-	p := &roundRobin{url: "http://" + ln.Addr().String(), transport: t}
-	p.setBackends(backends)
+	p := &roundRobin{url: "http://" + ln.Addr().String(), transport: t, backends: backends}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = p.srv.Serve(ln) }()
 	return p, nil
 }
-
-// setBackends replaces the backends.
-func (p *roundRobin) setBackends(backends []string) { p.backends.Store(&backends) }
 
 func (p *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 2<<20))
@@ -49,7 +44,7 @@ func (p *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "proxy: read the request body", http.StatusBadRequest)
 		return
 	}
-	backends := *p.backends.Load()
+	backends := p.backends
 	first := p.next.Add(1)
 	for i := range uint64(len(backends)) {
 		backend := backends[(first+i)%uint64(len(backends))]
