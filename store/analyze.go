@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jmoiron/sqlx"
 )
 
 // Planner statistics (PostgreSQL). The claim's oversized count and the receipt lookups are
@@ -92,9 +93,36 @@ func (s *Store) analyzeStale(ctx context.Context) error {
 		_, _ = conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, analyzeLockKey)
 	}()
 	for _, table := range stale {
-		if _, err := conn.ExecContext(ctx, "ANALYZE "+pgx.Identifier{table}.Sanitize()); err != nil {
+		if err := analyzeSampled(ctx, conn, table); err != nil {
 			return fmt.Errorf("analyze %s: %w", table, err)
 		}
 	}
 	return nil
+}
+
+// analyzeTarget is the statistics target of the analyzer's rounds: ANALYZE samples 300 rows
+// per unit, so 3,000 rows, where the server's default of 100 samples 30,000. What the plans
+// need (the share of each dispatch state, the spread of sizes and references) shows in the
+// smaller sample, and a round costs a sixth. Measured with pg_stat_statements over
+// `bench --messages 30000 --callers 64 --load wrk --database URL` (2 runs each): the ANALYZE
+// statements took 350-390 ms a run at the default and 48-63 ms at 10, and the database's CPU
+// went from 222-224 to 207-210 µs per message. Autovacuum, where it runs, still analyzes at
+// the server's target.
+const analyzeTarget = 10
+
+// analyzeSampled analyzes table at analyzeTarget, in a transaction of its own so that the
+// setting goes with it.
+func analyzeSampled(ctx context.Context, conn *sqlx.Conn, table string) error {
+	tx, err := conn.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }() // after Commit, a no-op
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("SET LOCAL default_statistics_target = %d", analyzeTarget)); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, "ANALYZE "+pgx.Identifier{table}.Sanitize()); err != nil {
+		return err
+	}
+	return tx.Commit()
 }

@@ -80,6 +80,16 @@ func TestPostgresAnalyzerRefreshesStaleStatistics(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The round sampled at the analyzer's small target: a histogram of at most 11 bounds for
+	// the distinct ids, where the server's default target would have kept 101.
+	var bounds int
+	if err := raw.GetContext(ctx, &bounds, `SELECT coalesce(array_length(histogram_bounds::text::text[], 1), 0)
+		FROM pg_stats WHERE schemaname = current_schema() AND tablename = 'messages' AND attname = 'id'`); err != nil {
+		t.Fatal(err)
+	}
+	if bounds < 2 || bounds > 11 {
+		t.Fatalf("the id histogram has %d bounds, want 2 to 11 (statistics target 10)", bounds)
+	}
 	if err := s.AnalyzeStale(ctx); err != nil {
 		t.Fatalf("AnalyzeStale again: %v", err)
 	}
