@@ -111,11 +111,17 @@ func (b *batch) writeAccepts(pend []pendingAccept) error {
 		b.countDaily(it.daily)
 		fresh = append(fresh, p)
 	}
-	if err := b.insertMessagesAndPayloads(fresh); err != nil {
-		return err
-	}
-	if err := b.auditMany(fresh); err != nil {
-		return err
+	if b.s.d.foldWrites {
+		if err := b.insertAcceptedFolded(fresh); err != nil {
+			return err
+		}
+	} else {
+		if err := b.insertMessagesAndPayloads(fresh); err != nil {
+			return err
+		}
+		if err := b.auditMany(fresh); err != nil {
+			return err
+		}
 	}
 	for _, p := range fresh {
 		*p.res = engine.AcceptResult{Response: p.it.idem.Response, MessageID: p.it.id}
@@ -141,7 +147,15 @@ func (b *batch) insertIdempotency(pend []pendingAccept) (map[idemKey]bool, error
 			keyed = append(keyed, it)
 		}
 	}
-	n, err := b.insertChunksN(idemInsertHead, 8, idemInsertTail, rows)
+	var n int64
+	var err error
+	switch {
+	case len(rows) == 0:
+	case b.s.d.foldWrites:
+		n, err = b.execN(idemInsertFolded, arrays(rows, len(idemTypes))...)
+	default:
+		n, err = b.insertChunksN(idemInsertHead, 8, idemInsertTail, rows)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("store: accept: idempotency records: %w", err)
 	}
@@ -201,6 +215,17 @@ func (b *batch) insertMessagesAndPayloads(fresh []pendingAccept) error {
 
 // auditMany chains one record per acceptance, in order, and inserts them.
 func (b *batch) auditMany(fresh []pendingAccept) error {
+	rows, chain := b.auditRows(fresh)
+	if _, err := b.insertChunksN(auditInsertHead, 9, "", rows); err != nil {
+		return fmt.Errorf("store: accept: audit records: %w", err)
+	}
+	b.chain = chain
+	return nil
+}
+
+// auditRows chains one record per acceptance, in order, from the batch's chain, and returns
+// their columns and the chain as they leave it.
+func (b *batch) auditRows(fresh []pendingAccept) ([][]any, chainState) {
 	rows := make([][]any, 0, len(fresh))
 	chain := b.chain
 	for _, p := range fresh {
@@ -215,11 +240,7 @@ func (b *batch) auditMany(fresh []pendingAccept) error {
 		rows = append(rows, []any{r.writer, r.seq, r.at, r.event, r.actor, r.messageID, r.outcome, prev, mac})
 		chain = chainState{seq: r.seq, mac: mac}
 	}
-	if _, err := b.insertChunksN(auditInsertHead, 9, "", rows); err != nil {
-		return fmt.Errorf("store: accept: audit records: %w", err)
-	}
-	b.chain = chain
-	return nil
+	return rows, chain
 }
 
 // insertChunksN runs a multi-row insert over rows in prepared chunk sizes and returns how

@@ -56,7 +56,8 @@ type dialect struct {
 	// deletes its children in the same statement.
 	childKeys bool
 	// foldWrites runs a write and its audit record as one statement (claimSQL.finishFolded,
-	// receiptSQL.applyJournaled; PostgreSQL, where each statement is a round trip).
+	// receiptSQL.applyJournaled), and a batch's acceptances as two (accept_folded.go):
+	// PostgreSQL, where each statement is a round trip.
 	foldWrites bool
 	// migrationsTableExists counts schema_migrations tables visible to the connection.
 	migrationsTableExists string
