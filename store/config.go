@@ -55,12 +55,11 @@ type Config struct {
 	// and its own audit chain) a PostgreSQL store runs. 0 means 2. SQLite has exactly one.
 	Writers int
 	// GatherWait is how long a busy writer holds a small batch open for more requests
-	// (writer.go, "Gathering"). 0 means DefaultGatherWait on SQLite and no wait on PostgreSQL;
-	// a negative value turns the wait off.
+	// (writer.go, "Gathering"). 0 means DefaultGatherWait; a negative value turns the wait off.
 	GatherWait time.Duration
 }
 
-// DefaultGatherWait is a SQLite writer's GatherWait when Config.GatherWait is 0.
+// DefaultGatherWait is a writer's GatherWait when Config.GatherWait is 0.
 const DefaultGatherWait = time.Millisecond
 
 // DefaultMaxPayloadBytes is the page byte budget Stats assumes when Config.MaxPayloadBytes is 0.
@@ -94,9 +93,6 @@ func (cfg Config) withDefaults() (Config, error) {
 		default:
 			return cfg, fmt.Errorf("store: synchronous %q is not NORMAL or FULL", cfg.Synchronous)
 		}
-		if cfg.GatherWait == 0 {
-			cfg.GatherWait = DefaultGatherWait
-		}
 	case "postgres":
 		if cfg.Writers <= 0 {
 			cfg.Writers = DefaultPostgresWriters
@@ -109,6 +105,9 @@ func (cfg Config) withDefaults() (Config, error) {
 		}
 	default:
 		return cfg, fmt.Errorf("store: database driver %q is not supported (sqlite or postgres)", cfg.Driver)
+	}
+	if cfg.GatherWait == 0 {
+		cfg.GatherWait = DefaultGatherWait
 	}
 	if len(cfg.AuditKey) < minAuditKeyBytes {
 		return cfg, fmt.Errorf("store: audit key has %d bytes, need at least %d", len(cfg.AuditKey), minAuditKeyBytes)

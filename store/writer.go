@@ -30,6 +30,14 @@ import (
 // less than GatherWait ago) and took fewer than gatherTarget requests keeps the batch open
 // until it holds gatherTarget or GatherWait has passed since it took the first. An idle
 // writer never waits: a lone request is committed at once.
+//
+// PostgreSQL's writers gather too: a batch there costs a begin, a commit, its chain head and,
+// for the first writer, the receipt prefetch and two settings around each claim, round trips
+// all. Measured with `bench --messages 20000 --callers 64 --database URL` (2 runs each, and 2
+// more with --load wrk over 30,000): 26-29 requests a batch became 38-41, the database's CPU
+// 245-250 → 219-229 µs per message and the instance's 237-250 → 217-230 µs, delivered
+// 2,441-2,545 → 2,637-2,673 a second; accepted per second and the p99 accept latency moved
+// within their spread.
 
 // gatherTarget is the batch size at which a gathering writer stops waiting.
 const gatherTarget = 64
