@@ -193,6 +193,43 @@ func TestBusyWriterGathers(t *testing.T) {
 	}
 }
 
+// TestBusyWriterGathersMoreDelivery sends a busy writer requests of delivery alone (finishes,
+// here of leases that do not hold): with no acceptance among them, the batch gathers up to
+// twice gatherTarget before it runs.
+func TestBusyWriterGathersMoreDelivery(t *testing.T) {
+	t.Parallel()
+	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "s.db"), AuditKey: internalKey,
+		Migrate: true, GatherWait: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := engine.Acceptance{Message: engine.Message{ID: "lone", AcceptedAt: now, ExpiresAt: now.Add(time.Hour)}}
+	if err := s.Accept(context.Background(), []engine.Acceptance{a})[0].Err; err != nil { // the writer is busy from here
+		t.Fatal(err)
+	}
+	before := s.WriterStats()
+	const n = deliveryGather * gatherTarget
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			errs <- s.Finish(context.Background(), engine.Finish{
+				Lease:   engine.LeaseRef{MessageID: fmt.Sprint("m-", i), Token: "no-such-lease"},
+				Attempt: engine.AttemptAccepted, Dispatch: engine.DispatchSubmitted, FinishedAt: now})
+		}()
+	}
+	for range n {
+		if err := <-errs; !errors.Is(err, engine.ErrLeaseLost) {
+			t.Fatalf("Finish of a lease that does not hold: %v, want ErrLeaseLost", err)
+		}
+	}
+	st := s.WriterStats()
+	if st.Requests-before.Requests != n || st.Batches-before.Batches != 1 {
+		t.Fatalf("%d requests in %d batches, want %d in 1", st.Requests-before.Requests, st.Batches-before.Batches, n)
+	}
+}
+
 // TestCloseRefusesQueued closes the store while requests wait behind a batch that cannot
 // begin: the batch completes, every queued request gets ErrStoreClosed, nobody hangs.
 func TestCloseRefusesQueued(t *testing.T) {

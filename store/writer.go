@@ -42,6 +42,16 @@ import (
 // gatherTarget is the batch size at which a gathering writer stops waiting.
 const gatherTarget = 64
 
+// deliveryGather scales the target and the wait for a batch of delivery's requests alone
+// (claims, finishes, lease renewals, receipts): no caller waits on a 202 for them, so such a
+// batch waits up to twice as long for twice as many. Measured with
+// `bench --messages 50000 --callers 64 --load wrk` (SQLite, 4 runs each, in turn): 36-38
+// requests a commit became 51-53, serve CPU 254-284 → 224-264 µs per message, accepted and
+// delivered per second unchanged within their spread; at a steady `--rate 2000` nothing moved
+// (its batches nearly all hold an acceptance), and on PostgreSQL the changes stayed within the
+// noise.
+const deliveryGather = 2
+
 // maxBatch bounds how many requests share one transaction.
 const maxBatch = 256
 
@@ -172,13 +182,17 @@ func (w *writer) run() {
 				break drain
 			}
 		}
-		if wait := s.cfg.GatherWait; wait > 0 && len(reqs) < gatherTarget && time.Since(lastEnd) < wait {
+		target, wait := gatherTarget, s.cfg.GatherWait
+		if !holdsAccept(reqs) {
+			target, wait = deliveryGather*gatherTarget, deliveryGather*wait
+		}
+		if wait > 0 && len(reqs) < target && time.Since(lastEnd) < wait {
 			if gather == nil {
 				gather = time.NewTimer(wait)
 			} else {
 				gather.Reset(wait)
 			}
-			reqs = gatherMore(reqs, general, accepts, gather.C, s.stopping)
+			reqs = gatherMore(reqs, target, general, accepts, gather.C, s.stopping)
 			gather.Stop()
 		}
 		w.runBatch(reqs)
@@ -189,8 +203,8 @@ func (w *writer) run() {
 
 // gatherMore adds requests to reqs until it holds gatherTarget, the timer fires or the store
 // stops.
-func gatherMore(reqs []*request, general, accepts <-chan *request, timer <-chan time.Time, stopping <-chan struct{}) []*request {
-	for len(reqs) < gatherTarget {
+func gatherMore(reqs []*request, target int, general, accepts <-chan *request, timer <-chan time.Time, stopping <-chan struct{}) []*request {
+	for len(reqs) < target {
 		select {
 		case r := <-general:
 			reqs = append(reqs, r)
@@ -358,4 +372,14 @@ func (b *batch) unit(fn func() error) error {
 		return b.poison
 	}
 	return nil
+}
+
+// holdsAccept reports whether a request of reqs is an acceptance, whose caller waits for its 202.
+func holdsAccept(reqs []*request) bool {
+	for _, r := range reqs {
+		if _, ok := r.op.(*acceptOp); ok {
+			return true
+		}
+	}
+	return false
 }
