@@ -56,6 +56,7 @@ BENCH_SCENARIOS = "--messages 50000 --callers 64" \
 	"--messages 3000 --callers 32 --channel mixed"
 BENCH_DATABASE ?=
 BENCH_PG_SCENARIOS = "--messages 20000 --callers 64 --database $(BENCH_DATABASE)" \
+	"--messages 30000 --callers 64 --database $(BENCH_DATABASE) --load wrk" \
 	"--messages 20000 --callers 64 --database $(BENCH_DATABASE) --instances 3"
 bench-tools:
 	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
