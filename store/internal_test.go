@@ -160,12 +160,7 @@ func TestGroupCommit(t *testing.T) {
 // one batch, which closes as soon as it holds gatherTarget.
 func TestBusyWriterGathers(t *testing.T) {
 	t.Parallel()
-	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "s.db"), AuditKey: internalKey,
-		Migrate: true, GatherWait: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = s.Close() })
+	s := openGathering(t)
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	accept := func(id string) error {
 		a := engine.Acceptance{
@@ -193,17 +188,25 @@ func TestBusyWriterGathers(t *testing.T) {
 	}
 }
 
-// TestBusyWriterGathersMoreDelivery sends a busy writer requests of delivery alone (finishes,
-// here of leases that do not hold): with no acceptance among them, the batch gathers up to
-// twice gatherTarget before it runs.
-func TestBusyWriterGathersMoreDelivery(t *testing.T) {
-	t.Parallel()
+// openGathering opens a SQLite store whose busy writer waits up to an hour to fill a batch: a
+// batch that runs early ran because it reached its target.
+func openGathering(t *testing.T) *Store {
+	t.Helper()
 	s, err := Open(context.Background(), Config{Path: filepath.Join(t.TempDir(), "s.db"), AuditKey: internalKey,
 		Migrate: true, GatherWait: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// TestBusyWriterGathersMoreDelivery sends a busy writer requests of delivery alone (finishes,
+// here of leases that do not hold): with no acceptance among them, the batch gathers up to
+// twice gatherTarget before it runs.
+func TestBusyWriterGathersMoreDelivery(t *testing.T) {
+	t.Parallel()
+	s := openGathering(t)
 	now := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
 	a := engine.Acceptance{Message: engine.Message{ID: "lone", AcceptedAt: now, ExpiresAt: now.Add(time.Hour)}}
 	if err := s.Accept(context.Background(), []engine.Acceptance{a})[0].Err; err != nil { // the writer is busy from here
