@@ -18,10 +18,14 @@ import (
 )
 
 // der returns the DER bytes of a key given as DER (binary, starting with a SEQUENCE), as the
-// base64 of DER (white space allowed, padding optional), or as a PEM PUBLIC KEY block.
+// base64 of DER (white space allowed, padding optional), or as a PEM PUBLIC KEY block. A
+// SEQUENCE starts with the byte 0x30, which is also the character '0' that one base64 text in
+// 64 starts with: bytes starting with it are DER only when they parse as a key.
 func der(b []byte) ([]byte, error) {
 	if len(b) > 0 && b[0] == 0x30 {
-		return b, nil // DER is binary: its last bytes may look like white space, never trim it
+		if _, err := x509.ParsePKIXPublicKey(b); err == nil {
+			return b, nil // DER is binary: its last bytes may look like white space, never trim it
+		}
 	}
 	text := bytes.TrimSpace(b)
 	if len(text) == 0 {
