@@ -22,6 +22,9 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if out := os.Getenv(rssLauncherEnv); out != "" {
+		os.Exit(launchForRSS(out, os.Args[1:]))
+	}
 	dir, err := os.MkdirTemp("", "switchboard-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -62,22 +64,67 @@ func (f *opsFixture) run(args ...string) (string, string, int) {
 // runRSS runs the binary and also returns its peak resident set size in bytes. The garbage
 // collector runs at GOGC=20 so that the peak follows the live heap closely: what is compared is
 // what the command holds, not when the collector happened to run.
+//
+// The binary is started by a fresh copy of the test binary (launchForRSS), not by this process:
+// on Linux a child's peak RSS counts the memory of the process that started it (the child
+// shares its parent's address space until it executes), and this test process, running the
+// package's tests in parallel under the race detector, can hold far more than the command (842
+// MiB in one CI run, which then measured as the peak of both commands compared).
 func (f *opsFixture) runRSS(args ...string) (string, string, int, int64) {
 	f.t.Helper()
 	var out, errb bytes.Buffer
-	cmd := exec.Command(binary, append([]string{"--config", f.rt}, args...)...)
+	report := filepath.Join(f.t.TempDir(), "rss")
+	cmd := exec.Command(os.Args[0], append([]string{binary, "--config", f.rt}, args...)...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	cmd.Env = append(os.Environ(), "SWITCHBOARD_CONFIG=", "GOGC=20")
+	cmd.Env = append(os.Environ(), "SWITCHBOARD_CONFIG=", "GOGC=20", rssLauncherEnv+"="+report)
 	err := cmd.Run()
 	if _, ok := err.(*exec.ExitError); err != nil && !ok {
 		f.t.Fatalf("run %v: %v", args, err)
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	rss := int64(0)
-	if ru != nil {
-		rss = ru.Maxrss * 1024 // kilobytes on Linux
+	b, err := os.ReadFile(report)
+	if err != nil {
+		f.t.Fatalf("run %v: the launcher reported no peak RSS: %v", args, err)
 	}
-	return out.String(), errb.String(), cmd.ProcessState.ExitCode(), rss
+	kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		f.t.Fatalf("run %v: peak RSS %q: %v", args, b, err)
+	}
+	return out.String(), errb.String(), cmd.ProcessState.ExitCode(), kb * 1024 // kilobytes on Linux
+}
+
+// rssLauncherEnv, set to a file's path, makes the test binary a launcher (see runRSS).
+const rssLauncherEnv = "SWITCHBOARD_TEST_RSS_REPORT"
+
+// launchForRSS runs args[0] with the rest of args and this process's standard streams and
+// environment (less rssLauncherEnv), writes the child's peak RSS in kilobytes to report, and
+// returns the child's exit code.
+func launchForRSS(report string, args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "launcher: no command")
+		return 2
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, rssLauncherEnv+"=") {
+			cmd.Env = append(cmd.Env, kv)
+		}
+	}
+	err := cmd.Run()
+	if _, ok := err.(*exec.ExitError); err != nil && !ok {
+		fmt.Fprintln(os.Stderr, "launcher:", err)
+		return 2
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		fmt.Fprintln(os.Stderr, "launcher: no resource usage")
+		return 2
+	}
+	if err := os.WriteFile(report, []byte(strconv.FormatInt(ru.Maxrss, 10)), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "launcher:", err)
+		return 2
+	}
+	return cmd.ProcessState.ExitCode()
 }
 
 // seed accepts n SMS messages at the clock's time, in batches, and returns their ids.
