@@ -51,10 +51,6 @@ type dialect struct {
 	// claim of one message. Set LOCAL, they last only as long as the batch, and the second
 	// undoes the first.
 	dueWalk, dueWalkDone string
-	// childKeys says that payloads and attempts have foreign keys to messages that delete them
-	// with their message (SQLite). Without them (PostgreSQL, migration 0008), deleting a record
-	// deletes its children in the same statement.
-	childKeys bool
 	// foldWrites runs a write and its audit record as one statement (claimSQL.finishFolded,
 	// receiptSQL.applyJournaled), and a batch's acceptances as two (accept_folded.go):
 	// PostgreSQL, where each statement is a round trip.
@@ -73,7 +69,6 @@ func sqliteDialect() *dialect {
 		bind:                  sqlx.QUESTION,
 		recipientOfBody:       `json_extract(CAST(p.body AS TEXT), '$.recipient')`,
 		dailyRead:             `SELECT count FROM profile_daily WHERE access_profile = ? AND day = ?`,
-		childKeys:             true,
 		migrationsTableExists: `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`,
 	}
 }

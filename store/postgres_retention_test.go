@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jmoiron/sqlx"
 
 	"switchboard/engine"
@@ -13,8 +14,10 @@ import (
 )
 
 // TestPostgresErasedRecordsTakeTheirChildren erases the record of a submitted message on
-// PostgreSQL, whose attempts and payloads carry no foreign key to it: its attempt and its
-// payload go with it, and a message still sending keeps its own.
+// PostgreSQL, whose attempts and payloads carry no foreign key to it (migration 0008): its
+// attempt and its payload go with it, and a message still sending keeps its own. Then a plain
+// DELETE behind the store's back, from a session whose search path is another schema (an
+// operator at a SQL prompt, an instance of an earlier version), takes the children too.
 func TestPostgresErasedRecordsTakeTheirChildren(t *testing.T) {
 	url := pgtest.Schema(t)
 	t.Parallel()
@@ -85,5 +88,27 @@ func TestPostgresErasedRecordsTakeTheirChildren(t *testing.T) {
 	}
 	if count(payloads, "kept") != 1 {
 		t.Fatal("the message still sending lost its payload")
+	}
+	var schema string
+	if err := raw.GetContext(ctx, &schema, `SELECT current_schema()`); err != nil {
+		t.Fatal(err)
+	}
+	var keptSeq int64
+	if err := raw.GetContext(ctx, &keptSeq, `SELECT seq FROM messages WHERE id = 'kept'`); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := raw.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SET search_path = public`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, `DELETE FROM `+pgx.Identifier{schema, "messages"}.Sanitize()+` WHERE id = 'kept'`); err != nil {
+		t.Fatalf("a plain delete from another search path: %v", err)
+	}
+	if n := count(`SELECT count(*) FROM payloads WHERE message_seq = $1`, keptSeq); n != 0 {
+		t.Fatalf("%d payloads of the deleted message are left", n)
 	}
 }

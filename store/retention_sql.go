@@ -48,9 +48,11 @@ func newRetentionSQL(d *dialect) retentionSQL {
 			WHERE payload_erased_at IS NULL AND dispatch IN ` + finalStates + ` AND seq IN (?)`,
 		payloadCount: d.rebind(`SELECT count(*) ` + payloadCandidates),
 
-		erasedSelect:  d.rebind(`SELECT seq ` + erasedCandidates + ` ORDER BY final_at LIMIT ?`),
-		erasedCount:   d.rebind(`SELECT count(*) ` + erasedCandidates),
-		recordsDelete: recordsDelete(d),
+		erasedSelect: d.rebind(`SELECT seq ` + erasedCandidates + ` ORDER BY final_at LIMIT ?`),
+		erasedCount:  d.rebind(`SELECT count(*) ` + erasedCandidates),
+		// Attempts and any payload left go with the record: SQLite's foreign keys cascade, and
+		// on PostgreSQL a trigger deletes them (migration 0008).
+		recordsDelete: `DELETE FROM messages WHERE dispatch IN ` + finalStates + ` AND seq IN (?)`,
 
 		// The key stays: a replay finds the record and answers 410. The answer and the request
 		// hash (a digest of the submission, recipient included) go.
@@ -75,21 +77,4 @@ func newRetentionSQL(d *dialect) retentionSQL {
 		inboxRecordsCount: d.rebind(`SELECT count(*) FROM peer_inbox INDEXED BY peer_inbox_received
 			WHERE received_at <= ?`),
 	}
-}
-
-// recordsDelete deletes final records with their attempts and any payload left: SQLite's
-// foreign keys take the children along (ON DELETE CASCADE); on PostgreSQL, whose child tables
-// have none, one statement deletes all three.
-func recordsDelete(d *dialect) string {
-	if d.childKeys {
-		return `DELETE FROM messages WHERE dispatch IN ` + finalStates + ` AND seq IN (?)`
-	}
-	return `WITH gone AS (
-			SELECT seq, id FROM messages WHERE dispatch IN ` + finalStates + ` AND seq IN (?) FOR UPDATE
-		), attempts_gone AS (
-			DELETE FROM attempts WHERE message_id IN (SELECT id FROM gone)
-		), payloads_gone AS (
-			DELETE FROM payloads WHERE message_seq IN (SELECT seq FROM gone)
-		)
-		DELETE FROM messages WHERE seq IN (SELECT seq FROM gone)`
 }
