@@ -13,14 +13,26 @@ import (
 // one for the idempotency records, and one that inserts the messages, their payloads (keyed by
 // the row ids the message insert returns) and their audit records together.
 
-// Column types of the arrays, in the order of the column lists of accept_multi.go.
-var (
-	idemTypes    = []string{"text", "text", "text", "bytea", "bytea", "text", "bigint", "bigint"}
-	messageTypes = []string{"text", "text", "text", "bigint", "text", "text", "text", "text", "text", "text", "text",
+// foldedAcceptSQL returns the two statements of a folded acceptance: the idempotency records,
+// and the messages, then their payloads by the ids the message insert returns, and the audit
+// records, counting the payloads inserted. Each column is one array parameter, cast to its
+// column's type (in the order of the column lists of accept_multi.go). The second takes the
+// message columns, then the audit columns, then the payloads' message ids and bodies.
+func foldedAcceptSQL() (idem, accept string) {
+	idemTypes := []string{"text", "text", "text", "bytea", "bytea", "text", "bigint", "bigint"}
+	messageTypes := []string{"text", "text", "text", "bigint", "text", "text", "text", "text", "text", "text", "text",
 		"text", "text", "text", "text", "bigint", "bigint", "bigint", "bigint", "bigint", "bigint", "bigint", "bigint",
 		"bigint", "bigint", "bigint", "text", "text", "text"}
-	auditTypes = []string{"text", "bigint", "bigint", "text", "text", "text", "text", "bytea", "bytea"}
-)
+	auditTypes := []string{"text", "bigint", "bigint", "text", "text", "text", "text", "bytea", "bytea"}
+	idem = idemInsertHead + " " + unnested(idemTypes) + " " + idemInsertTail
+	accept = `WITH m AS (` + msgInsertHead + ` ` + unnested(messageTypes) + ` RETURNING id, seq),
+	a AS (` + auditInsertHead + ` ` + unnested(auditTypes) + `),
+	p AS (` + payloadInsertHead + ` SELECT m.seq, b.body FROM m
+		JOIN unnest(CAST(? AS text[]), CAST(? AS bytea[])) AS b(id, body) ON m.id = b.id COLLATE "C"
+		RETURNING 1)
+	SELECT count(*) FROM p`
+	return idem, accept
+}
 
 // unnested is `SELECT * FROM unnest(CAST(? AS t1[]), …)` for columns of types.
 func unnested(types []string) string {
@@ -31,21 +43,12 @@ func unnested(types []string) string {
 	return "SELECT * FROM unnest(" + strings.Join(casts, ", ") + ")"
 }
 
-// idemInsertFolded inserts any number of idempotency records.
-var idemInsertFolded = idemInsertHead + " " + unnested(idemTypes) + " " + idemInsertTail
-
-// acceptInsertFolded inserts the messages, then their payloads by the ids the insert returns,
-// and the audit records; it counts the payloads it inserted. Its parameters are the message
-// columns, the payloads' message ids and bodies, and the audit columns, each an array.
-var acceptInsertFolded = `WITH m AS (` + msgInsertHead + ` ` + unnested(messageTypes) + ` RETURNING id, seq),
-	a AS (` + auditInsertHead + ` ` + unnested(auditTypes) + `),
-	p AS (` + payloadInsertHead + ` SELECT m.seq, b.body FROM m
-		JOIN unnest(CAST(? AS text[]), CAST(? AS bytea[])) AS b(id, body) ON m.id = b.id COLLATE "C"
-		RETURNING 1)
-	SELECT count(*) FROM p`
-
-// arrays turns rows of n columns into n arrays, one per column.
-func arrays(rows [][]any, n int) []any {
+// arrays turns rows of equal length into one array per column.
+func arrays(rows [][]any) []any {
+	if len(rows) == 0 {
+		return nil
+	}
+	n := len(rows[0])
 	cols := make([]any, n)
 	for c := range n {
 		col := make([]any, len(rows))
@@ -70,10 +73,10 @@ func (b *batch) insertAcceptedFolded(fresh []pendingAccept) error {
 		messages[i], ids[i], bodies[i] = p.it.message, p.it.id, p.it.payload
 	}
 	audit, chain := b.auditRows(fresh)
-	args := append(arrays(messages, len(messageTypes)), arrays(audit, len(auditTypes))...)
+	args := append(arrays(messages), arrays(audit)...)
 	args = append(args, ids, bodies)
 	var n int
-	if err := b.get(&n, acceptInsertFolded, args...); err != nil {
+	if err := b.get(&n, b.s.q.accept.acceptFolded, args...); err != nil {
 		return fmt.Errorf("store: accept: messages, payloads and audit records: %w", err)
 	}
 	if n != len(fresh) {

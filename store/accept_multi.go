@@ -152,7 +152,7 @@ func (b *batch) insertIdempotency(pend []pendingAccept) (map[idemKey]bool, error
 	switch {
 	case len(rows) == 0:
 	case b.s.d.foldWrites:
-		n, err = b.execN(idemInsertFolded, arrays(rows, len(idemTypes))...)
+		n, err = b.execN(b.s.q.accept.idemFolded, arrays(rows)...)
 	default:
 		n, err = b.insertChunksN(idemInsertHead, 8, idemInsertTail, rows)
 	}

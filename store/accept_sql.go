@@ -10,10 +10,13 @@ type acceptSQL struct {
 	dailyCount       string
 	dailyCountLocked string
 	dailyUpsert      string
+	// idemFolded and acceptFolded, set on PostgreSQL only (dialect.foldWrites), write a batch's
+	// acceptances in two statements (accept_folded.go).
+	idemFolded, acceptFolded string
 }
 
 func newAcceptSQL(d *dialect) acceptSQL {
-	return acceptSQL{
+	q := acceptSQL{
 		// The first acceptance of a key wins; a conflict changes nothing and is then read back.
 		idemInsert: d.rebind(`INSERT INTO idempotency (issuer, subject, key, request_hash, response,
 			message_id, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -35,4 +38,8 @@ func newAcceptSQL(d *dialect) acceptSQL {
 			ON CONFLICT (access_profile, day) DO UPDATE SET count = profile_daily.count + excluded.count
 			RETURNING count`),
 	}
+	if d.foldWrites {
+		q.idemFolded, q.acceptFolded = foldedAcceptSQL()
+	}
+	return q
 }
