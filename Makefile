@@ -72,5 +72,16 @@ bench: build bench-tools
 	  $(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./... 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)'; \
 	  echo '```'; } | tee BENCHMARKS.md
 
+## fuzz: every fuzz test of the repository, each for FUZZTIME (go test -fuzz runs one at a time).
+## A failing input is kept under the package's testdata/fuzz/, where `make test` runs it again.
+FUZZTIME ?= 30s
+fuzz:
+	@set -e; for f in $$(git grep -l '^func Fuzz' -- '*_test.go'); do \
+	  for t in $$(sed -n 's/^func \(Fuzz[A-Za-z0-9_]*\)(.*/\1/p' $$f); do \
+	    echo "== ./$$(dirname $$f) $$t"; \
+	    $(GO) test ./$$(dirname $$f) -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME); \
+	  done; \
+	done
+
 clean:
 	rm -rf bin
