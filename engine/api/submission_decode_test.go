@@ -148,9 +148,7 @@ func foldedName(body []byte) bool {
 	if err != nil {
 		return false
 	}
-	known := map[string][]string{"": {"senderProfile", "to", "template", "locale", "data", "content",
-		"notBefore", "expiresAt", "correlationId"}, "to": {"email", "phone", "peer"},
-		"template": {"id", "version"}, "content": {"text", "subject"}}
+	known := memberNames()
 	folded := false
 	var walk func(v jsonread.Value, at string)
 	walk = func(v jsonread.Value, at string) {
@@ -169,6 +167,34 @@ func foldedName(body []byte) bool {
 	}
 	walk(doc.Root(), "")
 	return folded
+}
+
+// memberNames are the member names encoding/json decodes a request with: those of the body
+// (key "") and of each member whose value is an object (to, template, content), read from the
+// reference types' tags so that a member added to them is known here too.
+func memberNames() map[string][]string {
+	names := func(t reflect.Type) []string {
+		var out []string
+		for f := range t.Fields() {
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+				out = append(out, name)
+			}
+		}
+		return out
+	}
+	top := reflect.TypeFor[libraryRequest]()
+	known := map[string][]string{"": names(top)}
+	for f := range top.Fields() {
+		t := f.Type
+		if t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if t.Kind() == reflect.Struct && t != reflect.TypeFor[time.Time]() {
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			known[name] = names(t)
+		}
+	}
+	return known
 }
 
 // FuzzDecodeSubmitRequest is the submission decoder's differential fuzzer. What it takes,
