@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"time"
 
 	"switchboard/engine"
@@ -94,7 +95,7 @@ func (s *Store) send(ctx context.Context, o op, detach bool) error {
 	}
 	r := &request{ctx: ctx, op: o, done: make(chan error, 1)}
 	queue := s.requests
-	if _, accept := o.(*acceptOp); accept {
+	if isAccept(o) {
 		queue = s.accepts
 	}
 	select {
@@ -329,7 +330,7 @@ func (s *Store) applyAll(b *batch, reqs []*request, errs []error) {
 			errs[i] = err // the caller stopped waiting before its turn: do nothing
 			continue
 		}
-		if _, accept := r.op.(*acceptOp); !accept {
+		if !isAccept(r.op) {
 			// Gathered acceptances are written before any other operation, which then sees
 			// them as it would have one at a time.
 			_ = b.flushAccepts()
@@ -374,12 +375,13 @@ func (b *batch) unit(fn func() error) error {
 	return nil
 }
 
-// holdsAccept reports whether a request of reqs is an acceptance, whose caller waits for its 202.
+// isAccept reports whether o is an acceptance, whose caller waits for its 202.
+func isAccept(o op) bool {
+	_, ok := o.(*acceptOp)
+	return ok
+}
+
+// holdsAccept reports whether a request of reqs is an acceptance.
 func holdsAccept(reqs []*request) bool {
-	for _, r := range reqs {
-		if _, ok := r.op.(*acceptOp); ok {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(reqs, func(r *request) bool { return isAccept(r.op) })
 }

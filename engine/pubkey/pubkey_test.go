@@ -9,6 +9,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"maps"
 	"testing"
 )
 
@@ -33,10 +34,8 @@ func TestEd25519ReadsEveryForm(t *testing.T) {
 		"base64":           []byte(text),
 		"base64 unpadded":  []byte(base64.RawStdEncoding.EncodeToString(pub)),
 		"base64 with a LF": []byte(text + "\n"),
-		"DER":              der,
-		"base64 of DER":    []byte(base64.StdEncoding.EncodeToString(der)),
-		"PEM":              pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}),
 	}
+	maps.Copy(forms, derForms(der))
 	for name, b := range forms {
 		got, err := Ed25519(b)
 		if err != nil || !bytes.Equal(got, pub) {
@@ -52,22 +51,35 @@ func TestEd25519ReadsEveryForm(t *testing.T) {
 
 // TestP256ReadsEveryForm reads one ECDSA P-256 key as DER, its base64 and PEM.
 func TestP256ReadsEveryForm(t *testing.T) {
+	pub, der := newP256(t)
+	for name, b := range derForms(der) {
+		got, err := P256(b)
+		if err != nil || !got.Equal(pub) {
+			t.Errorf("%s: P256 = %v, %v", name, got, err)
+		}
+	}
+}
+
+// newP256 generates a P-256 key and returns its public half with its DER.
+func newP256(tb testing.TB) (*ecdsa.PublicKey, []byte) {
+	tb.Helper()
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	der, err := x509.MarshalPKIXPublicKey(&priv.PublicKey)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	for name, b := range map[string][]byte{
-		"DER":           der,
-		"base64 of DER": []byte(base64.StdEncoding.EncodeToString(der)),
-		"PEM":           pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}),
-	} {
-		got, err := P256(b)
-		if err != nil || !got.Equal(&priv.PublicKey) {
-			t.Errorf("%s: P256 = %v, %v", name, got, err)
-		}
+	return &priv.PublicKey, der
+}
+
+// derForms are the ways a gateway shows a key whose DER is der, by name.
+func derForms(der []byte) map[string][]byte {
+	return map[string][]byte{
+		"DER":                       der,
+		"base64 of DER":             []byte(base64.StdEncoding.EncodeToString(der)),
+		"unpadded base64 of DER+LF": []byte(base64.RawStdEncoding.EncodeToString(der) + "\n"),
+		"PEM":                       pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}),
 	}
 }
