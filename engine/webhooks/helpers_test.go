@@ -31,7 +31,7 @@ func testKey() []byte {
 
 // fixture is a real SQLite store writing rows for the endpoints, and a worker delivering them.
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	clock  *enginetest.FakeClock
 	store  *store.Store
 	worker *webhooks.Worker
@@ -46,7 +46,7 @@ func endpoint(id, url string) webhooks.Endpoint {
 }
 
 // newFixture opens the store at the clock's time and builds the worker.
-func newFixture(t *testing.T, clock *enginetest.FakeClock, eps ...webhooks.Endpoint) *fixture {
+func newFixture(t testing.TB, clock *enginetest.FakeClock, eps ...webhooks.Endpoint) *fixture {
 	t.Helper()
 	f := &fixture{t: t, clock: clock}
 	subs := make([]engine.Subscription, len(eps))
