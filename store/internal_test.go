@@ -427,3 +427,20 @@ func TestPadIn(t *testing.T) {
 		t.Fatalf("padList(33) has %d elements, want 64", len(l))
 	}
 }
+
+// TestWriterKeepsStatementJournalsInMemory: the writer's multi-row statements (a batch's
+// acceptances, a page's claim) each keep a statement journal, the pages they change as they
+// were, for a rollback of that statement alone. With SQLite's default temp_store that journal
+// spills to a temporary file, two writes per page (docs/benchmarks.md); the writer keeps it in
+// memory.
+func TestWriterKeepsStatementJournalsInMemory(t *testing.T) {
+	t.Parallel()
+	s := openInternal(t)
+	var mode int
+	if err := s.writers[0].conn.GetContext(context.Background(), &mode, `PRAGMA temp_store`); err != nil {
+		t.Fatal(err)
+	}
+	if mode != 2 { // 2 is MEMORY
+		t.Fatalf("the writer's temp_store is %d; want 2 (MEMORY)", mode)
+	}
+}
