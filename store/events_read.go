@@ -71,9 +71,12 @@ func (s *Store) EventInboxEntries(ctx context.Context, ids []string) (map[string
 	return out, nil
 }
 
-// selectIn runs a statement with an expanded IN (?) list on a read connection.
+// selectIn runs a statement with an expanded IN (?) list on a read connection. The list is
+// padded to a power of two, as the writer's are (padIn): a page of events has any size up to
+// its endpoint's cap, and each size would otherwise be a text of its own, parsed again
+// whenever it has fallen out of the connection's statement cache.
 func selectIn(ctx context.Context, db sqlx.QueryerContext, d *dialect, dest any, query string, args ...any) error {
-	q, a, err := sqlx.In(query, args...)
+	q, a, err := sqlx.In(query, padIn(args)...)
 	if err != nil {
 		return err
 	}

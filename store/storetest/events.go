@@ -28,6 +28,7 @@ func ExerciseEvents(t *testing.T, open func(t *testing.T, clock engine.Clock, su
 	for _, nt := range []namedTest{
 		{"EveryChangeWritesTheSubscribedRow", testEventsWritten},
 		{"UndeliveredStatusIsSuperseded", testEventsSuperseded},
+		{"SubjectsReadOnceEach", testEventSubjectsOnce},
 		{"LeaseFencesAndLapses", testEventsLease},
 		{"ChangeDuringDeliveryStaysPending", testEventsChangeInFlight},
 		{"RetryScheduleAndGiveUp", testEventsRetry},
@@ -129,6 +130,32 @@ func testEventsSuperseded(t *testing.T, b *bundle) {
 	m := msgs["m-1"]
 	if len(msgs) != 1 || m == nil || m.Sequence != 4 || m.Status() != "delivered" || len(m.Attempts) != 1 {
 		t.Fatalf("EventMessages = %+v", msgs)
+	}
+}
+
+// testEventSubjectsOnce reads the subjects of a page whose size is not a power of two: a store
+// may pad its IN lists (repeating the last id), and neither a message nor one of its attempts
+// may come back twice.
+func testEventSubjectsOnce(t *testing.T, b *bundle) {
+	b.accept("m-3")
+	b.clock.Advance(time.Second)
+	b.mustFinish(b.claimOne("m-3"), engine.AttemptAccepted, engine.DispatchSubmitted, engine.ReportNone, "ref-3")
+	b.accept("m-1")
+	b.accept("m-2")
+	msgs, err := b.eventsOf().EventMessages(b.ctx, []string{"m-1", "m-2", "m-3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 3 || msgs["m-1"] == nil || msgs["m-2"] == nil || msgs["m-3"] == nil {
+		t.Fatalf("EventMessages of three ids = %v", msgs)
+	}
+	if n := len(msgs["m-3"].Attempts); n != 1 {
+		t.Fatalf("m-3, finished once, has %d attempts: %+v", n, msgs["m-3"].Attempts)
+	}
+	for _, id := range []string{"m-1", "m-2"} {
+		if n := len(msgs[id].Attempts); n != 0 {
+			t.Fatalf("%s, never claimed, has %d attempts", id, n)
+		}
 	}
 }
 
