@@ -57,6 +57,12 @@ type dialect struct {
 	foldWrites bool
 	// migrationsTableExists counts schema_migrations tables visible to the connection.
 	migrationsTableExists string
+	// writerSetup, when set, runs once on each writer's connection as the writer takes it.
+	// SQLite: a multi-row statement inside the writer's transaction keeps a statement journal
+	// (the pages it changes, as they were); SQLite's default spills it to a temporary file,
+	// two writes per page, where in memory it costs one copy (docs/benchmarks.md) and leaves
+	// no copy of erased rows in a file (docs/operations.md).
+	writerSetup string
 }
 
 // indexedBy matches an index hint and the space before it.
@@ -70,6 +76,7 @@ func sqliteDialect() *dialect {
 		recipientOfBody:       `json_extract(CAST(p.body AS TEXT), '$.recipient')`,
 		dailyRead:             `SELECT count FROM profile_daily WHERE access_profile = ? AND day = ?`,
 		migrationsTableExists: `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'`,
+		writerSetup:           `PRAGMA temp_store = MEMORY`,
 	}
 }
 

@@ -27,23 +27,30 @@ type writer struct {
 // random id, so that every process (and every run of a command) writes chains of its own.
 func (s *Store) addWriters(ctx context.Context, n int) error {
 	for i := range n {
-		conn, err := s.wdb.Connx(ctx)
+		conn, err := s.takeWriteConn(ctx)
 		if err != nil {
-			return fmt.Errorf("store: take write connection %d: %w", i+1, err)
-		}
-		// A multi-row statement inside the writer's transaction keeps a statement journal (the
-		// pages it changes, as they were). SQLite's default spills it to a temporary file, two
-		// writes per page; in memory it costs one copy (docs/benchmarks.md).
-		if s.d.name == "sqlite" {
-			if _, err := conn.ExecContext(ctx, `PRAGMA temp_store = MEMORY`); err != nil {
-				_ = conn.Close()
-				return fmt.Errorf("store: keep write connection %d's statement journals in memory: %w", i+1, err)
-			}
+			return fmt.Errorf("store: write connection %d: %w", i+1, err)
 		}
 		s.writers = append(s.writers, &writer{s: s, id: rand.Text(), conn: conn,
 			stmts: make(map[string]*sqlx.Stmt), mac: newMAC(s.cfg.AuditKey)})
 	}
 	return nil
+}
+
+// takeWriteConn takes a connection of the write pool for a writer and runs the dialect's
+// writer setup on it.
+func (s *Store) takeWriteConn(ctx context.Context) (*sqlx.Conn, error) {
+	conn, err := s.wdb.Connx(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("take it: %w", err)
+	}
+	if s.d.writerSetup != "" {
+		if _, err := conn.ExecContext(ctx, s.d.writerSetup); err != nil {
+			_ = conn.Close()
+			return nil, fmt.Errorf("set it up: %w", err)
+		}
+	}
+	return conn, nil
 }
 
 // close closes the writer's statements and gives its connection back.
@@ -90,9 +97,9 @@ func (w *writer) dropIfBroken() {
 func (w *writer) reconnect() error {
 	ctx, cancel := context.WithTimeout(context.Background(), reconnectTimeout)
 	defer cancel()
-	conn, err := w.s.wdb.Connx(ctx)
+	conn, err := w.s.takeWriteConn(ctx)
 	if err != nil {
-		return fmt.Errorf("store: take a new write connection: %w", err)
+		return fmt.Errorf("store: new write connection: %w", err)
 	}
 	var h headRow
 	switch err := conn.GetContext(ctx, &h, w.s.q.audit.head, w.id); {
