@@ -64,6 +64,37 @@ func TestQueryPlans(t *testing.T) {
 		{"message journal", s.q.operation.journal, []any{"m", 10}, "audit_message"},
 		{"lapsed operations", s.q.operation.lapsed, []any{1}, "operations_lease"},
 	}
+	// Statements that find their rows by a list of keys must look each key up, whatever else
+	// their WHERE says about the state: a page of 128 keys, padded as the writer pads them.
+	for _, k := range []struct {
+		name, query string
+		args        []any
+		index       string
+	}{
+		{"claim lease", s.q.claim.claimUpdate, []any{"t", 1, 1, 1, make([]int64, 128)}, "SEARCH messages USING INTEGER PRIMARY KEY"},
+		{"claim payloads", s.q.claim.loadPayloads, []any{make([]int64, 128)}, "SEARCH payloads USING INTEGER PRIMARY KEY"},
+		{"expiry", s.q.msg.expireUpdate, []any{1, 1, make([]string, 512)}, "SEARCH messages USING INDEX sqlite_autoindex_messages_1"},
+		{"expiry attempts", s.q.msg.expireAttempt, []any{1, 1, make([]string, 512)}, "SEARCH messages USING INDEX sqlite_autoindex_messages_1"},
+		{"payload erasure mark", s.q.retention.payloadMark, []any{1, make([]int64, 512)}, "SEARCH messages USING INTEGER PRIMARY KEY"},
+		{"record erasure", s.q.retention.recordsDelete, []any{make([]int64, 512)}, "SEARCH messages USING INTEGER PRIMARY KEY"},
+		{"receipt matches", s.q.receipt.matchMany, []any{"p", make([]string, 128)}, "SEARCH messages USING INDEX messages_provider_ref"},
+		{"event subjects", s.q.events.messagesByID, []any{make([]string, 128)}, "SEARCH messages USING INDEX sqlite_autoindex_messages_1"},
+		{"event attempts", s.q.events.attemptsByID, []any{make([]string, 128)}, "SEARCH attempts USING PRIMARY KEY"},
+		{"event rows", s.q.events.upsertMessages, []any{"e", 1, 1, make([]string, 128), []string{"a"}}, "SEARCH messages USING INDEX sqlite_autoindex_messages_1"},
+		{"event lease", s.q.events.lease, []any{"t", 1, make([]int64, 128)}, "SEARCH webhook_events USING INTEGER PRIMARY KEY"},
+		{"event redelivery", s.q.events.redeliverUpdate, []any{1, make([]int64, 512)}, "SEARCH webhook_events USING INTEGER PRIMARY KEY"},
+		{"event erasure", s.q.events.eraseDelete, []any{make([]int64, 512)}, "SEARCH webhook_events USING INTEGER PRIMARY KEY"},
+	} {
+		query, args, err := sqlx.In(k.query, k.args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, struct {
+			name, query string
+			args        []any
+			index       string
+		}{k.name, s.d.rebind(query), args, k.index})
+	}
 	for _, l := range []struct {
 		name  string
 		q     engine.MessageQuery

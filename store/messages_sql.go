@@ -46,11 +46,11 @@ func newMessageSQL(d *dialect) messageSQL {
 			WHERE dispatch = 'queued' AND expires_at <= ?
 			ORDER BY expires_at LIMIT ?`),
 		expireUpdate: `UPDATE messages SET dispatch = 'expired', event_seq = event_seq + 1, attempt = attempt + 1,
-			final_at = ?, updated_at = ? WHERE dispatch = 'queued' AND id IN (?)`,
+			final_at = ?, updated_at = ? WHERE id IN (?) AND dispatch || '' = 'queued'`,
 		expireAttempt: `INSERT INTO attempts (message_id, generation, attempt, provider, outcome,
 			started_at, finished_at, code, provider_ref)
 			SELECT id, generation, attempt, provider, 'expired', CAST(? AS BIGINT), CAST(? AS BIGINT), 'expired', ''
-			FROM messages WHERE dispatch = 'expired' AND id IN (?)`,
+			FROM messages WHERE id IN (?) AND dispatch || '' = 'expired'`,
 		// Counts and bytes per dispatch, read from the narrow messages_size index.
 		statsCounts: d.rebind(`SELECT dispatch, count(*) AS n, coalesce(sum(payload_bytes), 0) AS bytes
 			FROM messages GROUP BY dispatch`),

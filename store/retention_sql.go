@@ -45,14 +45,14 @@ func newRetentionSQL(d *dialect) retentionSQL {
 		payloadSelect: d.rebind(`SELECT seq ` + payloadCandidates + ` ORDER BY final_at LIMIT ?`),
 		payloadDelete: `DELETE FROM payloads WHERE message_seq IN (?)`,
 		payloadMark: `UPDATE messages SET payload_erased_at = ?
-			WHERE payload_erased_at IS NULL AND dispatch IN ` + finalStates + ` AND seq IN (?)`,
+			WHERE seq IN (?) AND payload_erased_at IS NULL AND dispatch || '' IN ` + finalStates,
 		payloadCount: d.rebind(`SELECT count(*) ` + payloadCandidates),
 
 		erasedSelect: d.rebind(`SELECT seq ` + erasedCandidates + ` ORDER BY final_at LIMIT ?`),
 		erasedCount:  d.rebind(`SELECT count(*) ` + erasedCandidates),
 		// Attempts and any payload left go with the record: SQLite's foreign keys cascade, and
 		// on PostgreSQL a trigger deletes them (migration 0008).
-		recordsDelete: `DELETE FROM messages WHERE dispatch IN ` + finalStates + ` AND seq IN (?)`,
+		recordsDelete: `DELETE FROM messages WHERE seq IN (?) AND dispatch || '' IN ` + finalStates,
 
 		// The key stays: a replay finds the record and answers 410. The answer and the request
 		// hash (a digest of the submission, recipient included) go.
