@@ -197,6 +197,12 @@ func (cfg Config) commonParams() url.Values {
 	p := url.Values{}
 	p.Set("_busy_timeout", strconv.FormatInt(cfg.BusyTimeout.Milliseconds(), 10))
 	p.Set("_foreign_keys", "1")
+	// No per-connection mutex (SQLITE_OPEN_NOMUTEX): database/sql hands a connection to one
+	// goroutine at a time and serializes every driver call on it, so the lock SQLite would
+	// otherwise take and release around each bind, step, column read and reset guards nothing.
+	// The one call made from elsewhere, sqlite3_interrupt on a cancelled context, is safe from
+	// any thread by SQLite's contract.
+	p.Set("_mutex", "no")
 	return p
 }
 
