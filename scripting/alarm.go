@@ -24,7 +24,10 @@ func (i interruption) message() string {
 }
 
 // alarm interrupts a running sandbox when its deadline passes or its context ends. Each
-// sandbox keeps one timer and re-arms it for every call.
+// sandbox keeps one timer and re-arms it for every call. The context is watched by the caller,
+// which waits for the call anyway (supervise) and rings the alarm when it ends: a watcher
+// registered on the context for every call (context.AfterFunc) cost five allocations and a
+// map insertion and deletion in the parent context per call.
 type alarm struct {
 	vm       *goja.Runtime
 	timer    *time.Timer
@@ -33,9 +36,8 @@ type alarm struct {
 	rang     atomic.Pointer[interruption]
 	// signal receives a value when the alarm rings: the caller waiting for the call's
 	// goroutine (supervise) selects on it.
-	signal  chan struct{}
-	stopCtx func() bool
-	armed   bool
+	signal chan struct{}
+	armed  bool
 }
 
 // newAlarm is the alarm of a sandbox running on vm.
@@ -72,8 +74,8 @@ func (a *alarm) ringIfOverdue() {
 	}
 }
 
-// arm starts the deadline timer and, when ctx can end, a context watcher.
-func (a *alarm) arm(ctx context.Context, d time.Duration) {
+// arm starts the deadline timer.
+func (a *alarm) arm(d time.Duration) {
 	a.deadline.Store(int64(d))
 	a.due = time.Now().Add(d)
 	a.rang.Store(nil)
@@ -88,25 +90,22 @@ func (a *alarm) arm(ctx context.Context, d time.Duration) {
 	} else {
 		a.timer.Reset(d)
 	}
-	a.stopCtx = nil
-	if ctx.Done() != nil {
-		a.stopCtx = context.AfterFunc(ctx, func() { a.ring(interruption{ctxErr: ctx.Err()}) })
-	}
 	a.armed = true
 }
 
-// disarm stops both watchers and reports whether either one has fired (or is firing), or
-// the sandbox rang the alarm itself, in which case the runtime may hold a pending interrupt
-// and must not be reused. When none of them did, no Interrupt can happen any more and
-// ClearInterrupt is safe. Disarming twice is harmless.
+// cancel rings the alarm for a caller's context that ended (supervise calls it).
+func (a *alarm) cancel(ctx context.Context) { a.ring(interruption{ctxErr: ctx.Err()}) }
+
+// disarm stops the timer and reports whether it has fired (or is firing), or the alarm rang
+// otherwise (the sandbox itself, or the caller for its context), in which case the runtime
+// may hold a pending interrupt and must not be reused. When none of them did, the timer can
+// no longer interrupt; a caller that rings later, for its context, drops the runtime itself
+// (supervise). Disarming twice is harmless.
 func (a *alarm) disarm() (fired bool) {
 	if !a.armed {
 		return false
 	}
 	a.armed = false
 	fired = !a.timer.Stop()
-	if a.stopCtx != nil && !a.stopCtx() {
-		fired = true
-	}
 	return fired || a.rang.Load() != nil
 }

@@ -194,7 +194,7 @@ func (p *Program) run(ctx context.Context, sb *sandbox, entry string, info entry
 	}
 	sb.args = jsArgs
 
-	sb.alarm.arm(ctx, info.deadline)
+	sb.alarm.arm(info.deadline)
 	res, callErr, topLevel := sb.enter(info, jsArgs)
 	serializing := callErr == nil
 	if serializing {

@@ -205,6 +205,25 @@ func TestContextEndsTheCall(t *testing.T) {
 			t.Errorf("the script ran (%d log lines)", n)
 		}
 	})
+	t.Run("ended as the call returned", func(t *testing.T) {
+		t.Parallel()
+		// The caller rings the alarm for an ended context; when that ring races the call's
+		// return, it may land after the call disarmed, and the runtime must then not go back
+		// to the pool with the interrupt pending: the next call on it would stop at once.
+		var cancel context.CancelFunc
+		h := &captureHandler{onRecord: func(capturedRecord) { cancel() }}
+		p := newProgram(t, `function f(log) { if (log) { console.log('done') } return 1 }`, []string{"f"},
+			func(o *Options) { o.Logger = slog.New(h) })
+		for i := range 300 {
+			var ctx context.Context
+			ctx, cancel = context.WithCancel(context.Background())
+			_, _ = p.Call(ctx, "f", true) // either outcome is right for this call
+			cancel()
+			if out, err := p.Call(context.Background(), "f", false); err != nil || string(out) != "1" {
+				t.Fatalf("call %d after a context that ended as its call returned: %s, %v", i, out, err)
+			}
+		}
+	})
 	t.Run("context deadline before the entry deadline", func(t *testing.T) {
 		t.Parallel()
 		p := newProgram(t, `function f() { for (;;) {} }`, []string{"f"})

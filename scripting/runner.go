@@ -49,9 +49,9 @@ type job struct {
 }
 
 // supervise runs run(p, sb) on sb's goroutine and waits until it finishes, or until sb's
-// alarm has rung and the grace has passed. It reports true when it gave up: sb then belongs
-// to the goroutine, which drops it, and the caller must not touch sb.job, nor sb except for
-// its alarm's rung.
+// alarm has rung and the grace has passed. When the job's context ends first, it rings the
+// alarm itself. It reports true when it gave up: sb then belongs to the goroutine, which drops
+// it, and the caller must not touch sb.job, nor sb except for its alarm's rung.
 func (p *Program) supervise(sb *sandbox, run func(*Program, *sandbox)) (abandoned bool) {
 	sb.job.run = run
 	sb.state.Store(jobRunning)
@@ -59,16 +59,26 @@ func (p *Program) supervise(sb *sandbox, run func(*Program, *sandbox)) (abandone
 		sb.wake = make(chan struct{}, 1)
 		go p.serve(sb)
 	}
+	ctx := sb.job.ctx // nil for a load, which has its deadline only
+	var ended <-chan struct{}
+	if ctx != nil {
+		ended = ctx.Done()
+	}
 	sb.wake <- struct{}{}
+	cancelled := false
 	select {
 	case <-sb.done:
 		return false
 	case <-sb.alarm.signal:
+	case <-ended:
+		sb.alarm.cancel(ctx)
+		cancelled = true
 	}
 	grace := time.NewTimer(p.grace)
 	defer grace.Stop()
 	select {
 	case <-sb.done:
+		sb.finishedAfter(cancelled)
 		return false
 	case <-grace.C:
 	}
@@ -76,10 +86,20 @@ func (p *Program) supervise(sb *sandbox, run func(*Program, *sandbox)) (abandone
 	if !sb.state.CompareAndSwap(jobRunning, jobAbandoned) {
 		p.stats.abandonedRunning.Add(-1)
 		<-sb.done // it finished just now
+		sb.finishedAfter(cancelled)
 		return false
 	}
 	p.stats.abandoned.Add(1)
 	return true
+}
+
+// finishedAfter settles a job that finished after its alarm rang. When the caller rang it for
+// the job's context, the ring may have come after the call disarmed its alarm, leaving an
+// interrupt pending in a runtime the call meant to keep: it is dropped instead.
+func (sb *sandbox) finishedAfter(cancelled bool) {
+	if cancelled {
+		sb.job.keep = false
+	}
 }
 
 // serve is sb's goroutine: it runs each job it is woken for and hands sb back to the waiting
@@ -186,7 +206,7 @@ func (sb *sandbox) load(deadline time.Duration) (kinds []string, err error) {
 		}
 		sb.alarm.disarm()
 	}()
-	sb.alarm.arm(ctx, deadline)
+	sb.alarm.arm(deadline)
 	entries, runErr := sb.scope(sb.global)
 	var scriptErr *Error
 	if runErr != nil {
