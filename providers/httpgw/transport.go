@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync/atomic"
 
 	"switchboard/engine"
@@ -61,7 +62,7 @@ func newHTTPClient(cfg Config) (*http.Client, *http.Transport) {
 func (p *Provider) exchange(ctx context.Context, req *outgoing) (*answer, *engine.Outcome) {
 	ctx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
-	header := req.header.Clone()
+	header := req.header // built for this send alone (build): the credential goes on it
 	used, err := p.cred.apply(ctx, header)
 	if err != nil {
 		o := p.outcome(engine.OutcomeTransient, CodeTokenUnavailable, err.Error())
@@ -85,7 +86,7 @@ func (p *Provider) exchange(ctx context.Context, req *outgoing) (*answer, *engin
 			return nil, &o
 		}
 	}
-	resp, err := p.client.Do(hreq)
+	resp, err := p.roundTrip(hreq)
 	if err != nil {
 		o := p.transportFailure(ctx, wrote.Load(), err)
 		return nil, &o
@@ -109,6 +110,22 @@ func (p *Provider) exchange(ctx context.Context, req *outgoing) (*answer, *engin
 		ans.body, ans.tooLarge = ans.body[:limit], true
 	}
 	return ans, nil
+}
+
+// roundTrip sends req once. Through the provider's own transport it goes straight to
+// RoundTrip: there are no redirects to follow, no cookies to keep and the timeout is already
+// in req's context, so all http.Client.Do would add is a copy of the headers and its own
+// bookkeeping. A failure is wrapped as Do wraps it (the method, the URL, the cause), for
+// withoutURL. A client given in the configuration is used as it is.
+func (p *Provider) roundTrip(req *http.Request) (*http.Response, error) {
+	if p.transport == nil {
+		return p.client.Do(req)
+	}
+	resp, err := p.transport.RoundTrip(req)
+	if err != nil {
+		return nil, &url.Error{Op: req.Method[:1] + strings.ToLower(req.Method[1:]), URL: req.URL.String(), Err: err}
+	}
+	return resp, nil
 }
 
 // transportFailure classifies an error of the exchange: transient when the request was not
