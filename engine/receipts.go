@@ -69,8 +69,16 @@ func (r *Receipts) Record(ctx context.Context, provider string, receipts []Recei
 }
 
 // Receivable reports whether a receipt with report rep can ever move a report: whether some
-// step of ReportSteps leads to it.
-func Receivable(rep Report) bool { return len(ReportsBefore(rep)) > 0 }
+// step of ReportSteps leads to it. It is asked of every receipt, so it walks the report states
+// without building the steps.
+func Receivable(rep Report) bool {
+	for _, from := range ReportStates() {
+		if from.Advances(rep) {
+			return true
+		}
+	}
+	return false
+}
 
 // ReceiptReconciler applies receipts stranded between two writers: on a store whose writers
 // run side by side (PostgreSQL), a receipt can be kept as unmatched while another transaction

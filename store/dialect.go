@@ -118,6 +118,9 @@ func (d *dialect) rebind(query string) string {
 // retryable reports whether err aborted a whole transaction for a reason that a second run
 // may not meet: a deadlock between instances or a serialization failure (PostgreSQL).
 func (d *dialect) retryable(err error) bool {
+	if err == nil {
+		return false // the common case, asked after every unit: no allocation for errors.As
+	}
 	var pg *pgconn.PgError
 	if !errors.As(err, &pg) {
 		return false
