@@ -90,7 +90,7 @@ func (o *finishOp) finishIn(b *batch) error {
 	case q.finishFolded != "":
 		pending, err = o.finishFolded(b, attempt, update)
 	default:
-		err = o.finishInSteps(b, attempt, update)
+		pending, err = o.finishInSteps(b, attempt, update)
 	}
 	if err != nil {
 		return err
@@ -111,31 +111,32 @@ func (o *finishOp) applyPending(b *batch) error {
 }
 
 // finishInSteps closes the attempt, updates the message and journals the finish, one
-// statement each (SQLite, where a statement is a call, not a round trip).
-func (o *finishOp) finishInSteps(b *batch, attempt, update []any) error {
+// statement each (SQLite, where a statement is a call, not a round trip). It reports whether
+// receipts are kept for the reference the finish recorded, which the update counts.
+func (o *finishOp) finishInSteps(b *batch, attempt, update []any) (bool, error) {
 	q := &b.s.q.claim
 	id, token := o.f.Lease.MessageID, o.f.Lease.Token
 	n, err := b.execN(q.finishAttempt, attempt...)
 	if err != nil {
-		return fmt.Errorf("store: finish %s: close attempt: %w", id, err)
+		return false, fmt.Errorf("store: finish %s: close attempt: %w", id, err)
 	}
 	if n == 0 {
-		return fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
+		return false, fmt.Errorf("store: finish %s: %w", id, engine.ErrLeaseLost)
 	}
-	n, err = b.execN(q.finishUpdate, append(update, id, token)...)
-	if err != nil {
-		return fmt.Errorf("store: finish %s: update message: %w", id, err)
-	}
-	if n != 1 {
+	var kept int64
+	switch err := b.get(&kept, q.finishUpdate, append(update, id, token, o.f.ProviderRef)...); {
+	case isNoRows(err):
 		// The guarded attempt insert just matched: only a broken invariant gets here, after a
 		// write, so this is not the clean lease-lost refusal.
-		return fmt.Errorf("store: finish %s: message row changed under its lease (%d rows)", id, n)
+		return false, fmt.Errorf("store: finish %s: message row changed under its lease (no row updated)", id)
+	case err != nil:
+		return false, fmt.Errorf("store: finish %s: update message: %w", id, err)
 	}
 	if err := b.audit(o.f.Audit); err != nil {
-		return fmt.Errorf("store: finish %s: %w", id, err)
+		return false, fmt.Errorf("store: finish %s: %w", id, err)
 	}
 	b.messageChanged(id)
-	return nil
+	return kept > 0 && o.f.ProviderRef != "", nil
 }
 
 // finishFolded does what finishInSteps does in one statement (PostgreSQL): the audit record
