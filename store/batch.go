@@ -3,6 +3,7 @@ package store
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"slices"
@@ -178,6 +179,26 @@ func (b *batch) selectRows(dest any, query string, args ...any) error {
 		return err
 	}
 	return st.SelectContext(b.ctx, dest, args...)
+}
+
+// scanEach runs a fixed query and hands each row to scan, for the hot reads that scan into
+// their own fields (messageRow.fields) instead of through sqlx's reflection.
+func (b *batch) scanEach(query string, args []any, scan func(*sql.Rows) error) error {
+	st, err := b.prepared(query)
+	if err != nil {
+		return err
+	}
+	rs, err := st.QueryContext(b.ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		if err := scan(rs); err != nil {
+			return err
+		}
+	}
+	return rs.Err()
 }
 
 // execIn runs a statement with an IN (?) list expanded by sqlx.In. The list is padded to a

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -104,7 +105,12 @@ func (o *claimOp) claimIn(b *batch) error {
 	now, maxBytes := ms(o.now), o.limits.MaxBytes
 	var rows []claimRow
 	if err := b.dueWalk(func() error {
-		return b.selectRows(&rows, q.dueSelect, maxBytes, now, now, now, now, now, now, maxBytes, o.limits.MaxEntries)
+		args := []any{maxBytes, now, now, now, now, now, now, maxBytes, o.limits.MaxEntries}
+		return b.scanEach(q.dueSelect, args, func(rs *sql.Rows) error {
+			rows = append(rows, claimRow{})
+			r := &rows[len(rows)-1]
+			return rs.Scan(append(r.fields(), &r.Oversized)...)
+		})
 	}); err != nil {
 		return fmt.Errorf("store: claim: select due: %w", err)
 	}

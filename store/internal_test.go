@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -474,5 +475,32 @@ func TestWriterKeepsStatementJournalsInMemory(t *testing.T) {
 	}
 	if mode != 2 { // 2 is MEMORY
 		t.Fatalf("the writer's temp_store is %d; want 2 (MEMORY)", mode)
+	}
+}
+
+// TestMessageRowFields: messageRow.fields lists the address of every field, in the order
+// messageColumns names the columns, so that a scan through it fills each field from its own
+// column.
+func TestMessageRowFields(t *testing.T) {
+	t.Parallel()
+	var r messageRow
+	v := reflect.ValueOf(&r).Elem()
+	byAddr := map[uintptr]string{}
+	for i := range v.NumField() {
+		byAddr[v.Field(i).Addr().Pointer()] = v.Type().Field(i).Tag.Get("db")
+	}
+	var got []string
+	for _, f := range r.fields() {
+		got = append(got, byAddr[reflect.ValueOf(f).Pointer()])
+	}
+	var want []string
+	for _, c := range strings.Split(messageColumns, ",") {
+		want = append(want, strings.TrimSpace(c))
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("messageRow.fields() scans\n%v\nmessageColumns names\n%v", got, want)
+	}
+	if len(byAddr) != len(want) {
+		t.Fatalf("messageRow has %d fields, messageColumns %d columns", len(byAddr), len(want))
 	}
 }

@@ -47,6 +47,18 @@ type messageRow struct {
 	EventSeq         int64          `db:"event_seq"`
 }
 
+// fields are the addresses of the row's columns in messageColumns order: a scan through them
+// costs none of sqlx's reflection, which took a third of the Go side of a claim's read of its
+// page (TestMessageRowFields keeps the two orders one).
+func (r *messageRow) fields() []any {
+	return []any{&r.Seq, &r.ID, &r.Dispatch, &r.Report, &r.ReportedAt, &r.Channel, &r.SenderProfile,
+		&r.Provider, &r.ProviderRef, &r.RecipientKind, &r.TemplateID, &r.TemplateVersion, &r.Locale,
+		&r.CorrelationID, &r.AccessProfile, &r.Caller, &r.AcceptedAt, &r.NotBefore, &r.ExpiresAt,
+		&r.UpdatedAt, &r.NextAttemptAt, &r.Generation, &r.Attempt, &r.ProviderAttempts, &r.FallbackIndex,
+		&r.PayloadBytes, &r.FinalAt, &r.PayloadErasedAt, &r.DispatchCode, &r.IdempotencyKey,
+		&r.LastOutcomeClass, &r.LeaseToken, &r.LeaseExpiresAt, &r.SendingSince, &r.EventSeq}
+}
+
 // message converts the row to the engine's view, without attempts.
 func (r *messageRow) message() engine.Message {
 	return engine.Message{
