@@ -156,6 +156,11 @@ func testListedMoves(t *testing.T, b *bundle) {
 			if m.Dispatch != tr.To {
 				t.Fatalf("%s -> %s through %s: the message is %s", tr.From, tr.To, tr.Write, m.Dispatch)
 			}
+			// The final time is set exactly in the final states: retention, the figures of
+			// each state and the listings by status all read the two as one.
+			if (m.FinalAt != nil) != m.Dispatch.Final() {
+				t.Fatalf("%s -> %s through %s: final time %v in state %s", tr.From, tr.To, tr.Write, m.FinalAt, m.Dispatch)
+			}
 			if event == "" { // a claim: its record is the attempt row it opens, not a journal record
 				if len(m.Attempts) != attempts+1 || m.Attempts[len(m.Attempts)-1].Outcome != engine.AttemptInProgress {
 					t.Fatalf("the claim opened no in-progress attempt: %+v", m.Attempts)
