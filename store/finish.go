@@ -81,8 +81,8 @@ func (o *finishOp) finishIn(b *batch) error {
 		msOpt(f.NextAttemptAt), f.ProviderAttempts, f.FallbackIndex, nullString(f.Provider),
 		nullString(f.ProviderRef), f.DispatchCode, final, nullString(string(outcomeClass(f.Attempt))), at}
 	delete(b.reports, id) // its receipts in this batch run one by one, after it
+	var pending bool      // whether receipts are kept for the reference the finish records
 	var err error
-	pending := f.ProviderRef != "" // whether receipts may be kept for the reference
 	switch {
 	case q.finishFolded != "" && b.pipelines():
 		o.queueFolded(b, attempt, update)
