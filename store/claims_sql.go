@@ -47,9 +47,10 @@ func newClaimSQL(d *dialect) claimSQL {
 		// rows are found by their row ids; the state guard compares dispatch joined to the
 		// empty string, so that no index on dispatch can serve it. As a plain equality SQLite
 		// walked messages_size's entries for every queued message and filtered them by the
-		// list (the padded list of 128 ids looked dearer to its planner than "dispatch = ?"):
-		// the claim cost grew with the queue, 40 µs a claimed message with 30,000 queued,
-		// 5 µs by row id (docs/benchmarks.md).
+		// list (the padded list of 128 ids looked dearer to its planner than "dispatch = ?"),
+		// so the claim cost grew with the queue: 24 µs a claimed message in a 50,000-message
+		// burst, 8 by row id (docs/benchmarks.md). PostgreSQL with lagging statistics did the
+		// same through its partial messages_size.
 		claimUpdate: `UPDATE messages SET dispatch = 'sending', event_seq = event_seq + 1, lease_token = ?, lease_expires_at = ?,
 			sending_since = ?, attempt = attempt + 1, updated_at = ?
 			WHERE seq IN (?) AND dispatch || '' = 'queued'`,
