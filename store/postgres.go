@@ -20,11 +20,15 @@ import (
 //go:embed migrations/postgres/*.sql
 var postgresMigrations embed.FS
 
-// Advisory lock keys (arbitrary constants, ASCII "sbmigrat" and "sbsweep").
-const (
-	migrateLockKey = 0x73626d6967726174
-	sweepLockKey   = 0x7362737765657000
-)
+// migrateLockKey is the migrations' advisory lock key (an arbitrary constant, ASCII
+// "sbmigrat"). It is the database's, not the schema's: the schema may not exist yet when it is
+// taken, and migrations of two deployments in one database only wait for each other.
+const migrateLockKey = 0x73626d6967726174
+
+// sweepLockKey is the first half of the retention sweep's advisory lock key (ASCII "sbsw"); the
+// second is a hash of the schema's name, so that deployments in schemas of one database sweep
+// each on its own, and one's sweep never makes another's skip its turn.
+const sweepLockKey int32 = 0x73627377
 
 // openPostgres opens the writer's connection and the read pool, migrates under the migration
 // lock when asked, and checks the schema version.
@@ -84,7 +88,7 @@ func (s *Store) migrateLocked(ctx context.Context, list []migration) (err error)
 	return migrate(ctx, conn, s.q, list, s.clock.Now())
 }
 
-// LockSweep takes the retention lock of the database, so that instances sharing it never run
+// LockSweep takes the retention lock of the schema, so that instances sharing it never run
 // two sweeps at once. It returns ok false, without waiting, when another instance holds it;
 // release frees it. On SQLite, whose one writer already serializes every erasure, it always
 // succeeds.
@@ -96,7 +100,7 @@ func (s *Store) LockSweep(ctx context.Context) (release func(), ok bool, err err
 	if err != nil {
 		return nil, false, fmt.Errorf("store: retention lock: connect: %w", err)
 	}
-	if err := conn.GetContext(ctx, &ok, `SELECT pg_try_advisory_lock($1)`, int64(sweepLockKey)); err != nil {
+	if err := conn.GetContext(ctx, &ok, `SELECT pg_try_advisory_lock($1, hashtext(current_schema()))`, sweepLockKey); err != nil {
 		conn.Close()
 		return nil, false, fmt.Errorf("store: retention lock: %w", err)
 	}
@@ -105,7 +109,7 @@ func (s *Store) LockSweep(ctx context.Context) (release func(), ok bool, err err
 		return nil, false, nil
 	}
 	return func() {
-		if _, err := conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(sweepLockKey)); err != nil {
+		if _, err := conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, sweepLockKey); err != nil {
 			s.log.Warn("store: releasing the retention lock; dropping its connection", "err", err)
 			// A connection that may still hold the lock must not go back to the pool.
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })

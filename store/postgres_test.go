@@ -223,11 +223,13 @@ func TestPostgresAuditChainsPerInstance(t *testing.T) {
 	}
 }
 
-// TestPostgresSweepLock: one retention sweep at a time across instances.
+// TestPostgresSweepLock: one retention sweep at a time across the instances of a schema; a
+// deployment in another schema of the same database sweeps on its own.
 func TestPostgresSweepLock(t *testing.T) {
 	pgtest.Schema(t)
 	t.Parallel()
 	st := instances(t, 2, engine.SystemClock{})
+	other := instances(t, 1, engine.SystemClock{})[0]
 	ctx := context.Background()
 	release, ok, err := st[0].LockSweep(ctx)
 	if err != nil || !ok {
@@ -236,6 +238,11 @@ func TestPostgresSweepLock(t *testing.T) {
 	if _, ok, err := st[1].LockSweep(ctx); err != nil || ok {
 		t.Fatalf("LockSweep while another instance sweeps = %v, %v; want false", ok, err)
 	}
+	releaseOther, ok, err := other.LockSweep(ctx)
+	if err != nil || !ok {
+		t.Fatalf("LockSweep in another schema while this one sweeps = %v, %v; want true", ok, err)
+	}
+	releaseOther()
 	release()
 	release2, ok, err := st[1].LockSweep(ctx)
 	if err != nil || !ok {
