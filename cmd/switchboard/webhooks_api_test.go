@@ -49,28 +49,34 @@ func TestWebhookMetricsAndInboxProviders(t *testing.T) {
 	}
 	srv := httptest.NewServer(e.stack.metrics.handler(e.stack))
 	defer srv.Close()
-	// The outcome is recorded (and observed) just after the receiver answered.
-	var body []byte
+	wants := []string{
+		`switchboard_webhook_deliveries_total{endpoint="dev-receiver",outcome="delivered"}`,
+		`switchboard_webhook_delivery_lag_seconds_bucket{endpoint="dev-receiver"`,
+		`switchboard_webhook_events_pending{endpoint="dev-receiver"}`,
+	}
+	// The outcome is recorded (and observed) just after the receiver answered: scrape until
+	// every series is there, since a scrape may fall between two of them.
+	var missing []string
 	for {
 		resp, err := srv.Client().Get(srv.URL + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}
-		body, _ = io.ReadAll(resp.Body)
+		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
-		if strings.Contains(string(body), `outcome="delivered"`) || time.Now().After(deadline) {
+		missing = missing[:0]
+		for _, want := range wants {
+			if !strings.Contains(string(body), want) {
+				missing = append(missing, want)
+			}
+		}
+		if len(missing) == 0 || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	for _, want := range []string{
-		`switchboard_webhook_deliveries_total{endpoint="dev-receiver",outcome="delivered"}`,
-		`switchboard_webhook_delivery_lag_seconds_bucket{endpoint="dev-receiver"`,
-		`switchboard_webhook_events_pending{endpoint="dev-receiver"}`,
-	} {
-		if !strings.Contains(string(body), want) {
-			t.Errorf("metrics lack %s", want)
-		}
+	for _, want := range missing {
+		t.Errorf("metrics lack %s", want)
 	}
 
 	if _, err := e.stack.store.PutInbound(context.Background(), "sms-gateway", engine.ChannelSMS,
