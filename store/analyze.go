@@ -24,8 +24,7 @@ import (
 // analyzeEvery is how often the analyzer looks at the statistics.
 const analyzeEvery = 5 * time.Second
 
-// analyzeLockKey is the first half of the analyzer's advisory lock key (ASCII "sban"); the
-// second is a hash of the schema's name.
+// analyzeLockKey names the analyzer's schema-scoped lock (ASCII "sban"; schemaTryLock).
 const analyzeLockKey int32 = 0x7362616e
 
 // analyzeMinChanges is how many rows of a table must have changed before it is analyzed.
@@ -82,7 +81,7 @@ func (s *Store) analyzeStale(ctx context.Context) error {
 	}
 	// The lock is the schema's: stores on other schemas of the database analyze their own tables.
 	var locked bool
-	if err := conn.GetContext(ctx, &locked, `SELECT pg_try_advisory_lock($1, hashtext(current_schema()))`, analyzeLockKey); err != nil {
+	if err := conn.GetContext(ctx, &locked, schemaTryLock, analyzeLockKey); err != nil {
 		return fmt.Errorf("take the analyze lock: %w", err)
 	}
 	if !locked {
@@ -90,7 +89,7 @@ func (s *Store) analyzeStale(ctx context.Context) error {
 	}
 	defer func() {
 		// A fresh context: the lock must be released even when ctx ended.
-		_, _ = conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, analyzeLockKey)
+		_, _ = conn.ExecContext(context.Background(), schemaUnlock, analyzeLockKey)
 	}()
 	for _, table := range stale {
 		if err := analyzeSampled(ctx, conn, table); err != nil {

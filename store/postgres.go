@@ -25,9 +25,16 @@ var postgresMigrations embed.FS
 // taken, and migrations of two deployments in one database only wait for each other.
 const migrateLockKey = 0x73626d6967726174
 
-// sweepLockKey is the first half of the retention sweep's advisory lock key (ASCII "sbsw"); the
-// second is a hash of the schema's name, so that deployments in schemas of one database sweep
-// each on its own, and one's sweep never makes another's skip its turn.
+// Schema-scoped advisory locks (PostgreSQL): the first half of the key names the lock, the
+// second is a hash of the schema's name, so that stores in other schemas of one database hold
+// locks of their own. The sweep and the analyzer take theirs this way.
+const (
+	schemaTryLock = `SELECT pg_try_advisory_lock($1, hashtext(current_schema()))`
+	schemaUnlock  = `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`
+)
+
+// sweepLockKey names the retention sweep's schema-scoped lock (ASCII "sbsw"): one deployment's
+// sweep never makes another's, in another schema of the database, skip its turn.
 const sweepLockKey int32 = 0x73627377
 
 // openPostgres opens the writer's connection and the read pool, migrates under the migration
@@ -100,7 +107,7 @@ func (s *Store) LockSweep(ctx context.Context) (release func(), ok bool, err err
 	if err != nil {
 		return nil, false, fmt.Errorf("store: retention lock: connect: %w", err)
 	}
-	if err := conn.GetContext(ctx, &ok, `SELECT pg_try_advisory_lock($1, hashtext(current_schema()))`, sweepLockKey); err != nil {
+	if err := conn.GetContext(ctx, &ok, schemaTryLock, sweepLockKey); err != nil {
 		conn.Close()
 		return nil, false, fmt.Errorf("store: retention lock: %w", err)
 	}
@@ -109,7 +116,7 @@ func (s *Store) LockSweep(ctx context.Context) (release func(), ok bool, err err
 		return nil, false, nil
 	}
 	return func() {
-		if _, err := conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1, hashtext(current_schema()))`, sweepLockKey); err != nil {
+		if _, err := conn.ExecContext(context.Background(), schemaUnlock, sweepLockKey); err != nil {
 			s.log.Warn("store: releasing the retention lock; dropping its connection", "err", err)
 			// A connection that may still hold the lock must not go back to the pool.
 			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
