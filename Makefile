@@ -14,9 +14,11 @@ build:
 run: build
 	./$(BIN) dev $(PKG)
 
-## test: every test, with the race detector (this is what CI runs).
+## test: every test, with the race detector (this is what CI runs). cmd/internal/testsummary
+## prints what go test prints, then the tests that skipped, each with what it needs.
 test:
-	$(GO) test -race -count=1 -timeout 20m ./...
+	@$(GO) build -o bin/testsummary ./cmd/internal/testsummary
+	./bin/testsummary $(GO) test -json -race -count=1 -timeout 20m ./...
 
 ## lint: every check CI runs besides the tests (.ci/run calls it before `make test`).
 lint: lint-go lint-openapi

@@ -49,7 +49,7 @@ func newClaimSQL(d *dialect) claimSQL {
 		// walked messages_size's entries for every queued message and filtered them by the
 		// list (the padded list of 128 ids looked dearer to its planner than "dispatch = ?"),
 		// so the claim cost grew with the queue: 24 µs a claimed message in a 50,000-message
-		// burst, 8 by row id (docs/benchmarks.md). PostgreSQL with lagging statistics did the
+		// burst, 8 by row id (docs/benchmarks-history.md). PostgreSQL with lagging statistics did the
 		// same through its partial messages_size.
 		claimUpdate: `UPDATE messages SET dispatch = 'sending', event_seq = event_seq + 1, lease_token = ?, lease_expires_at = ?,
 			sending_since = ?, attempt = attempt + 1, updated_at = ?

@@ -60,7 +60,7 @@ type dialect struct {
 	// writerSetup, when set, runs once on each writer's connection as the writer takes it.
 	// SQLite: a multi-row statement inside the writer's transaction keeps a statement journal
 	// (the pages it changes, as they were); SQLite's default spills it to a temporary file,
-	// two writes per page, where in memory it costs one copy (docs/benchmarks.md) and leaves
+	// two writes per page, where in memory it costs one copy (docs/benchmarks-history.md) and leaves
 	// no copy of erased rows in a file (docs/operations.md).
 	writerSetup string
 }

@@ -464,7 +464,7 @@ func TestPadIn(t *testing.T) {
 // TestWriterKeepsStatementJournalsInMemory: the writer's multi-row statements (a batch's
 // acceptances, a page's claim) each keep a statement journal, the pages they change as they
 // were, for a rollback of that statement alone. With SQLite's default temp_store that journal
-// spills to a temporary file, two writes per page (docs/benchmarks.md); the writer keeps it in
+// spills to a temporary file, two writes per page (docs/benchmarks-history.md); the writer keeps it in
 // memory.
 func TestWriterKeepsStatementJournalsInMemory(t *testing.T) {
 	t.Parallel()

@@ -14,7 +14,7 @@ import (
 // once and delivered, and the figures come from wrk's answers and the server's clock.
 func TestBenchWrkLoad(t *testing.T) {
 	if _, err := exec.LookPath("wrk"); err != nil {
-		t.Skip("wrk is not on PATH (.ci/run and make bench install it)")
+		t.Skip("needs wrk on PATH: apt-get install wrk (.ci/run and make bench install it)")
 	}
 	t.Parallel()
 	r := runBenchJSON(t, "--messages", "300", "--callers", "8", "--load", "wrk", "--package", quickstartCopy(t))

@@ -35,7 +35,7 @@ func requireBrowser(t *testing.T) (node, chromium string) {
 	}
 	node, err := exec.LookPath("node")
 	if err != nil {
-		missing = append(missing, "node")
+		missing = append(missing, "node (apt-get install nodejs)")
 	}
 	if _, err := os.Stat(filepath.Join(browserTestDir, "node_modules", "playwright-core", "package.json")); err != nil {
 		missing = append(missing, "playwright-core (npm ci in cmd/switchboard/testdata/console)")

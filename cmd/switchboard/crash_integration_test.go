@@ -33,7 +33,7 @@ func freePort(t testing.TB) int {
 // message twice only if that message ended unknown.
 func TestCrashesLoseNothing(t *testing.T) {
 	if testing.Short() {
-		t.Skip("long reliability run")
+		t.Skip("long reliability run: runs without -short")
 	}
 	t.Parallel()
 	const total = 2000

@@ -26,7 +26,7 @@ import (
 // only the deliveries in flight at a kill may.
 func TestEventsSurviveSIGKILL(t *testing.T) {
 	if testing.Short() {
-		t.Skip("long reliability run")
+		t.Skip("long reliability run: runs without -short")
 	}
 	t.Parallel()
 	const total = 600

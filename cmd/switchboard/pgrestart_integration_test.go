@@ -33,14 +33,14 @@ const (
 // gateway took it at most once): none is lost, none is taken twice.
 func TestPostgresRestartMidRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("long fault run")
+		t.Skip("long fault run: runs without -short")
 	}
 	base, cluster := os.Getenv(envFaultURL), strings.Fields(os.Getenv(envFaultCluster))
 	if base == "" || len(cluster) != 2 {
 		if os.Getenv(envRequireFault) == "1" {
 			t.Fatalf("%s=1 but %s and %s (\"VERSION NAME\") are not both set", envRequireFault, envFaultURL, envFaultCluster)
 		}
-		t.Skipf("%s and %s are not set: no PostgreSQL cluster of its own to restart", envFaultURL, envFaultCluster)
+		t.Skipf("needs a PostgreSQL cluster of its own, which it stops and starts: set %s to its URL and %s to its pg_ctlcluster \"VERSION NAME\" (.ci/run creates one)", envFaultURL, envFaultCluster)
 	}
 	t.Parallel()
 	ctl := func(action string) {

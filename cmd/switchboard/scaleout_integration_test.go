@@ -24,7 +24,7 @@ import (
 // the one idempotency key of its first generation, even the sends the kill cut off.
 func TestScaleOutSharesOneQueue(t *testing.T) {
 	if testing.Short() {
-		t.Skip("long scale-out run")
+		t.Skip("long scale-out run: runs without -short")
 	}
 	t.Parallel()
 	t.Run("sqlite/1-instance", func(t *testing.T) {

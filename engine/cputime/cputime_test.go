@@ -10,7 +10,7 @@ func TestProcessNeverRunsBackwards(t *testing.T) {
 	before, ok := Process()
 	if !ok {
 		if runtime.GOOS == "windows" || runtime.GOOS == "plan9" || runtime.GOOS == "js" {
-			t.Skip("the process's CPU time cannot be read on " + runtime.GOOS)
+			t.Skip("needs a Unix (getrusage): the process's CPU time cannot be read on " + runtime.GOOS)
 		}
 		t.Fatalf("Process() cannot read the CPU time on %s", runtime.GOOS)
 	}

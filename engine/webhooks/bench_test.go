@@ -166,7 +166,7 @@ func serveLoopback(b *testing.B, srv *http.Server) string {
 func processCPU(b *testing.B) time.Duration {
 	d, ok := cputime.Process()
 	if !ok {
-		b.Skip("the process's CPU time cannot be read here")
+		b.Skip("needs a Unix (getrusage): the process's CPU time cannot be read here")
 	}
 	return d
 }

@@ -57,7 +57,7 @@ func TestGoldenCases(t *testing.T) {
 func TestRunDirOverAllAdapters(t *testing.T) {
 	t.Parallel()
 	if *update {
-		t.Skip("TestGoldenCases rewrites the cases")
+		t.Skip("runs without -update: TestGoldenCases rewrites the cases")
 	}
 	files, err := filepath.Glob(filepath.Join("*", "testdata", "*.txtar"))
 	if err != nil {

@@ -30,23 +30,30 @@ func adapterScripts(t *testing.T) []string {
 	return scripts
 }
 
-// TestAdaptersTypeCheck keeps switchboard.d.ts true: every bundled adapter and every init
-// template is checked against it by the TypeScript compiler pinned in typecheck/ (npm ci
-// there installs it), one script at a time since each defines the same global functions.
-// Without node or the compiler the test skips, saying so, unless SWITCHBOARD_REQUIRE_TSC=1
-// (CI sets it), when it fails.
-func TestAdaptersTypeCheck(t *testing.T) {
-	t.Parallel()
+// requireTSC returns the path of the TypeScript compiler pinned in typecheck/. Without node or
+// the compiler the test skips, saying what it needs, unless SWITCHBOARD_REQUIRE_TSC=1 (CI sets
+// it), when it fails.
+func requireTSC(t *testing.T) string {
+	t.Helper()
 	tsc := filepath.Join("typecheck", "node_modules", ".bin", "tsc")
 	_, nodeErr := exec.LookPath("node")
 	_, tscErr := os.Stat(tsc)
 	if nodeErr != nil || tscErr != nil {
-		msg := "the TypeScript compiler is not installed (node on PATH, and `npm ci` in examples/adapters/typecheck)"
+		msg := "needs the TypeScript compiler: node on PATH (apt-get install nodejs npm), and `npm ci` in examples/adapters/typecheck"
 		if os.Getenv("SWITCHBOARD_REQUIRE_TSC") == "1" {
 			t.Fatal(msg + "; SWITCHBOARD_REQUIRE_TSC=1 requires it")
 		}
-		t.Skip(msg + "; skipping the type check")
+		t.Skip(msg + " (SWITCHBOARD_REQUIRE_TSC=1 makes this a failure)")
 	}
+	return tsc
+}
+
+// TestAdaptersTypeCheck keeps switchboard.d.ts true: every bundled adapter and every init
+// template is checked against it by the TypeScript compiler pinned in typecheck/ (npm ci
+// there installs it), one script at a time since each defines the same global functions.
+func TestAdaptersTypeCheck(t *testing.T) {
+	t.Parallel()
+	tsc := requireTSC(t)
 	decls := filepath.Join("..", "..", "providers", "httpgw", "adapterkit", "template", "switchboard.d.ts")
 	for _, script := range adapterScripts(t) {
 		// One at a time: each run is a whole compiler, and the machine is shared.
@@ -63,13 +70,7 @@ func TestAdaptersTypeCheck(t *testing.T) {
 // TestTypeCheckFailsOnAWrongAdapter: the check is real: a script that misuses the API fails.
 func TestTypeCheckFailsOnAWrongAdapter(t *testing.T) {
 	t.Parallel()
-	tsc := filepath.Join("typecheck", "node_modules", ".bin", "tsc")
-	if _, err := os.Stat(tsc); err != nil {
-		if os.Getenv("SWITCHBOARD_REQUIRE_TSC") == "1" {
-			t.Fatal("tsc is not installed; SWITCHBOARD_REQUIRE_TSC=1 requires it")
-		}
-		t.Skip("tsc is not installed (npm ci in examples/adapters/typecheck); skipping")
-	}
+	tsc := requireTSC(t)
 	bad := filepath.Join(t.TempDir(), "adapter.js")
 	src := "// @ts-check\n/** @param {Switchboard.Message} m @returns {Switchboard.PreparedRequest} */\n" +
 		"function prepare(m) { return {target: m.recipients, bodyFormat: \"xml\"}; }\n" +

@@ -145,7 +145,7 @@ func TestMailpitDelivery(t *testing.T) {
 	t.Parallel()
 	bin := mailpitBinary()
 	if bin == "" {
-		t.Skip("mailpit not found on PATH or in $(go env GOPATH)/bin: install it with `go install github.com/axllent/mailpit@v1.33.1`")
+		t.Skip("needs mailpit on PATH or in $(go env GOPATH)/bin: go install github.com/axllent/mailpit@v1.33.1 (.ci/run installs it)")
 	}
 	smtpPort, api := startMailpit(t, bin)
 	d, rec := dkimIdentity(t, dkimkey.Ed25519)

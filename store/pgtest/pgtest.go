@@ -26,7 +26,7 @@ func Schema(t testing.TB) string {
 	t.Helper()
 	base := os.Getenv(EnvURL)
 	if base == "" {
-		t.Skipf("%s is not set: no PostgreSQL to test against", EnvURL)
+		t.Skipf("needs PostgreSQL: set %s to a postgres:// URL of a server where it may create schemas (.ci/run starts one)", EnvURL)
 	}
 	return SchemaOn(t, base)
 }
