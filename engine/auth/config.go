@@ -49,7 +49,7 @@ type Config struct {
 	// Leeway is the tolerated clock skew; zero means DefaultLeeway, at most MaxLeeway.
 	Leeway time.Duration
 	// TokenTypes lists the token types accepted (see ParseTokenType): TokenTypeAccess,
-	// TokenTypeJWT, TokenTypeUntyped. Empty means DefaultTokenTypes. Whatever the type, the
+	// TokenTypeJWT, TokenTypeUntyped. Empty means TokenTypeAccess only. Whatever the type, the
 	// claims are checked alike; a token not typed at+jwt is also refused when it carries an ID
 	// token's marks, and the audience may then not be one of AllowedClients (an ID token's aud is
 	// its client).
@@ -110,19 +110,19 @@ func (c Config) withDefaults() (Config, error) {
 	return c, nil
 }
 
-// tokenTypes returns TokenTypes in canonical form (DefaultTokenTypes when empty), refusing an
+// tokenTypes returns TokenTypes in canonical form (TokenTypeAccess alone when empty), refusing an
 // unknown type, and an audience that is also an allowed client when a type other than at+jwt
 // is accepted: an ID token of that client would then pass the audience check.
 func (c Config) tokenTypes() ([]string, error) {
 	if len(c.TokenTypes) == 0 {
-		return DefaultTokenTypes, nil
+		return []string{TokenTypeAccess}, nil
 	}
 	out := make([]string, 0, len(c.TokenTypes))
 	plain := false
 	for _, s := range c.TokenTypes {
 		t, ok := ParseTokenType(s)
 		if !ok {
-			return nil, fmt.Errorf("tokenTypes: %q is not %s, %s or %s", s, TokenTypeAccess, TokenTypeJWT, TokenTypeUntyped)
+			return nil, fmt.Errorf("tokenTypes holds a type that is not %s, %s or %s", TokenTypeAccess, TokenTypeJWT, TokenTypeUntyped)
 		}
 		plain = plain || t != TokenTypeAccess
 		out = append(out, t)

@@ -19,9 +19,6 @@ const (
 	TokenTypeUntyped = "untyped"
 )
 
-// DefaultTokenTypes is Config.TokenTypes when it is empty: RFC 9068 access tokens only.
-var DefaultTokenTypes = []string{TokenTypeAccess}
-
 // ParseTokenType reads a tokenTypes entry: at+jwt and JWT compare case-insensitively, with or
 // without the "application/" prefix (RFC 7515 4.1.9), and untyped names a token without typ.
 // It returns the canonical form (one of the TokenType constants) and whether the entry is one.

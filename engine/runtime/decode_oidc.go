@@ -73,8 +73,8 @@ func (r *reader) decodeAuthentication(doc *mapping) Authentication {
 		seen[c] = true
 	}
 	a.OIDC.TokenTypes = decodeTokenTypes(o)
-	if a.OIDC.TokenTypes != nil && !slices.Equal(a.OIDC.TokenTypes, auth.DefaultTokenTypes) &&
-		a.OIDC.Audience != "" && seen[a.OIDC.Audience] {
+	plain := slices.ContainsFunc(a.OIDC.TokenTypes, func(t string) bool { return t != auth.TokenTypeAccess })
+	if plain && seen[a.OIDC.Audience] {
 		o.fail("audience", "must not be one of allowedClients when tokenTypes accepts tokens not typed at+jwt: "+
 			"an ID token's audience is its client, and it would pass for an access token")
 	}
