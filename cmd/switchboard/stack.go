@@ -94,8 +94,8 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 	verifier, err := auth.NewVerifier(auth.Config{
 		Issuer: rt.Authentication.OIDC.Issuer, Audience: rt.Authentication.OIDC.Audience,
 		JWKSURI: rt.Authentication.OIDC.JWKSURI, JWKSFile: rt.Authentication.OIDC.JWKSFile,
-		AllowedClients: rt.Authentication.OIDC.AllowedClients,
-		ScopeClaim:     rt.Authentication.ScopeClaim, ClientClaim: rt.Authentication.ClientClaim,
+		AllowedClients: rt.Authentication.OIDC.AllowedClients, TokenTypes: rt.Authentication.OIDC.TokenTypes,
+		ScopeClaim: rt.Authentication.ScopeClaim, ClientClaim: rt.Authentication.ClientClaim,
 	}, s.clock)
 	if err != nil {
 		s.close()

@@ -48,6 +48,12 @@ type Config struct {
 	HTTPClient *http.Client
 	// Leeway is the tolerated clock skew; zero means DefaultLeeway, at most MaxLeeway.
 	Leeway time.Duration
+	// TokenTypes lists the token types accepted (see ParseTokenType): TokenTypeAccess,
+	// TokenTypeJWT, TokenTypeUntyped. Empty means TokenTypeAccess only. Whatever the type, the
+	// claims are checked alike; a token not typed at+jwt is also refused when it carries an ID
+	// token's marks, and the audience may then not be one of AllowedClients (an ID token's aud is
+	// its client).
+	TokenTypes []string
 }
 
 // withDefaults returns the configuration with empty members defaulted and validates it.
@@ -78,12 +84,17 @@ func (c Config) withDefaults() (Config, error) {
 			break
 		}
 	}
+	types, err := c.tokenTypes()
+	if err != nil {
+		errs = append(errs, err)
+	}
 	if c.Leeway < 0 || c.Leeway > MaxLeeway {
 		errs = append(errs, fmt.Errorf("leeway must be between 0 and %s", MaxLeeway))
 	}
 	if len(errs) > 0 {
 		return c, fmt.Errorf("auth: invalid configuration: %w", errors.Join(errs...))
 	}
+	c.TokenTypes = types
 	if c.ScopeClaim == "" {
 		c.ScopeClaim = DefaultScopeClaim
 	}
@@ -97,6 +108,33 @@ func (c Config) withDefaults() (Config, error) {
 		c.HTTPClient = &http.Client{Timeout: jwksHTTPTimeout, CheckRedirect: checkJWKSRedirect}
 	}
 	return c, nil
+}
+
+// tokenTypes returns TokenTypes in canonical form (TokenTypeAccess alone when empty), refusing an
+// unknown type, and an audience that is also an allowed client when a type other than at+jwt
+// is accepted: an ID token of that client would then pass the audience check.
+func (c Config) tokenTypes() ([]string, error) {
+	if len(c.TokenTypes) == 0 {
+		return []string{TokenTypeAccess}, nil
+	}
+	out := make([]string, 0, len(c.TokenTypes))
+	plain := false
+	for _, s := range c.TokenTypes {
+		t, ok := ParseTokenType(s)
+		if !ok {
+			return nil, fmt.Errorf("tokenTypes holds a type that is not %s, %s or %s", TokenTypeAccess, TokenTypeJWT, TokenTypeUntyped)
+		}
+		plain = plain || t != TokenTypeAccess
+		out = append(out, t)
+	}
+	if plain {
+		for _, id := range c.AllowedClients {
+			if id == c.Audience {
+				return nil, errors.New("audience must not be an allowed client when tokenTypes accepts tokens not typed at+jwt")
+			}
+		}
+	}
+	return out, nil
 }
 
 // checkJWKSURI accepts https URLs, and http URLs whose host is a loopback address.

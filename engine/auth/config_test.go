@@ -43,6 +43,13 @@ func TestNewVerifierConfig(t *testing.T) {
 		{name: "empty client", edit: func(c *Config) { c.AllowedClients = []string{""} }, wantErr: "allowedClients"},
 		{name: "negative leeway", edit: func(c *Config) { c.Leeway = -time.Second }, wantErr: "leeway"},
 		{name: "huge leeway", edit: func(c *Config) { c.Leeway = time.Hour }, wantErr: "leeway"},
+		{name: "token types in any case", edit: func(c *Config) { c.TokenTypes = []string{"Application/AT+JWT", "jwt", "UNTYPED"} }},
+		{name: "unknown token type", edit: func(c *Config) { c.TokenTypes = []string{"at+jwt", "id+jwt"} }, wantErr: "tokenTypes"},
+		{name: "audience an allowed client with JWT", edit: func(c *Config) {
+			c.TokenTypes = []string{"JWT"}
+			c.Audience = testClient
+		}, wantErr: "audience must not be an allowed client"},
+		{name: "audience an allowed client with at+jwt only", edit: func(c *Config) { c.Audience = testClient }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,7 +66,7 @@ func TestNewVerifierConfig(t *testing.T) {
 				t.Fatalf("error %q does not mention %q", err, tc.wantErr)
 			}
 			if v != nil && (v.cfg.ScopeClaim != DefaultScopeClaim || v.cfg.ClientClaim != DefaultClientClaim ||
-				v.cfg.Leeway != DefaultLeeway || v.cfg.HTTPClient == nil) {
+				v.cfg.Leeway != DefaultLeeway || v.cfg.HTTPClient == nil || len(v.cfg.TokenTypes) == 0) {
 				t.Fatalf("defaults not applied: %+v", v.cfg)
 			}
 		})

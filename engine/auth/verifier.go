@@ -67,6 +67,7 @@ type Verifier struct {
 	cfg     Config
 	clock   engine.Clock
 	allowed map[string]struct{}
+	types   map[string]bool // canonical token types accepted
 	keys    *keySource
 	cache   *tokenCache
 
@@ -89,7 +90,11 @@ func NewVerifier(cfg Config, clock engine.Clock) (*Verifier, error) {
 		cfg:     cfg,
 		clock:   clock,
 		allowed: make(map[string]struct{}, len(cfg.AllowedClients)),
+		types:   make(map[string]bool, len(cfg.TokenTypes)),
 		cache:   newTokenCache(defaultCacheEntries),
+	}
+	for _, t := range cfg.TokenTypes {
+		v.types[t] = true
 	}
 	for _, c := range cfg.AllowedClients {
 		v.allowed[c] = struct{}{}
@@ -195,7 +200,8 @@ func (v *Verifier) verify(ctx context.Context, raw string, now time.Time) (*Prin
 	if !acceptedAlg(h.Algorithm) {
 		return nil, refused(detailAlgorithm, nil)
 	}
-	if !atType(h.ExtraHeaders[jose.HeaderType]) {
+	typ, ok := tokenType(h)
+	if !ok || !v.types[typ] {
 		return nil, refused(detailType, nil)
 	}
 	keys, err := v.keys.lookup(ctx, h.KeyID, h.Algorithm, now)
@@ -209,6 +215,9 @@ func (v *Verifier) verify(ctx context.Context, raw string, now time.Time) (*Prin
 	var extra map[string]any
 	if err := tok.UnsafeClaimsWithoutVerification(&std, &extra); err != nil { // verified above
 		return nil, refused(detailClaims, err)
+	}
+	if typ != TokenTypeAccess && idTokenMarks(extra) {
+		return nil, refused(detailIDToken, nil)
 	}
 	return v.checkClaims(&std, extra, now)
 }
@@ -225,15 +234,4 @@ func (v *Verifier) checkSignature(tok *jwt.JSONWebToken, keys []verificationKey)
 		return nil
 	}
 	return refused(detailSignature, last)
-}
-
-// atType reports whether the typ header is at+jwt (RFC 9068 2.1), case-insensitive, with or
-// without the "application/" prefix.
-func atType(typ any) bool {
-	s, ok := typ.(string)
-	if !ok {
-		return false
-	}
-	s = strings.ToLower(s)
-	return s == "at+jwt" || s == "application/at+jwt"
 }

@@ -2,8 +2,11 @@ package runtime
 
 import (
 	"encoding/json"
+	"slices"
 
 	"go.yaml.in/yaml/v3"
+
+	"switchboard/engine/auth"
 )
 
 // maxJWKSFileBytes bounds a JWKS document on disk.
@@ -27,7 +30,7 @@ func (r *reader) decodeAuthentication(doc *mapping) Authentication {
 		m.fail("oidc", "is required")
 		return a
 	}
-	o := m.child("oidc", "issuer", "audience", "jwksUri", "jwksFile", "allowedClients")
+	o := m.child("oidc", "issuer", "audience", "jwksUri", "jwksFile", "allowedClients", "tokenTypes")
 	a.OIDC.Issuer = o.required("issuer")
 	a.OIDC.Audience = o.required("audience")
 	switch {
@@ -69,5 +72,41 @@ func (r *reader) decodeAuthentication(doc *mapping) Authentication {
 		}
 		seen[c] = true
 	}
+	a.OIDC.TokenTypes = decodeTokenTypes(o)
+	plain := slices.ContainsFunc(a.OIDC.TokenTypes, func(t string) bool { return t != auth.TokenTypeAccess })
+	if plain && seen[a.OIDC.Audience] {
+		o.fail("audience", "must not be one of allowedClients when tokenTypes accepts tokens not typed at+jwt: "+
+			"an ID token's audience is its client, and it would pass for an access token")
+	}
 	return a
+}
+
+// decodeTokenTypes reads oidc.tokenTypes: absent (nil, the default), else a non-empty list of
+// at+jwt, JWT and untyped (any case, "application/" allowed), each once.
+func decodeTokenTypes(o *mapping) []string {
+	if !o.has("tokenTypes") {
+		return nil
+	}
+	const known = "at+jwt, JWT (a plain JWT access token) or untyped (no typ header)"
+	list := o.strings("tokenTypes")
+	if n := deref(o.vals["tokenTypes"]); n != nil && n.Kind == yaml.SequenceNode && len(n.Content) == 0 {
+		o.fail("tokenTypes", "must list at least one token type: %s", known)
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, s := range list {
+		t, ok := auth.ParseTokenType(s)
+		switch {
+		case !ok:
+			o.fail("tokenTypes", "lists a token type that is not %s", known)
+		case contains(out, t):
+			o.fail("tokenTypes", "lists a token type twice")
+		default:
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }

@@ -193,6 +193,16 @@ func TestLoadRefusals(t *testing.T) {
 			code: CodeUnreadable, member: "authentication.oidc.jwksFile"},
 		{name: "empty allowedClients", overrides: map[string]string{"authentication": `authentication: {oidc: {issuer: "https://id.example", audience: sb, jwksUri: "https://id.example/jwks", allowedClients: []}}`},
 			code: CodeInvalid, member: "authentication.oidc.allowedClients"},
+		{name: "tokenTypes empty", overrides: map[string]string{"authentication": withTokenTypes("[]")},
+			code: CodeInvalid, member: "authentication.oidc.tokenTypes", contains: "at least one"},
+		{name: "tokenTypes unknown", overrides: map[string]string{"authentication": withTokenTypes("[at+jwt, id_token]")},
+			code: CodeInvalid, member: "authentication.oidc.tokenTypes", contains: "not at+jwt, JWT"},
+		{name: "tokenTypes one type twice", overrides: map[string]string{"authentication": withTokenTypes("[JWT, application/jwt]")},
+			code: CodeInvalid, member: "authentication.oidc.tokenTypes", contains: "twice"},
+		{name: "tokenTypes a scalar", overrides: map[string]string{"authentication": withTokenTypes("JWT")},
+			code: CodeInvalid, member: "authentication.oidc.tokenTypes"},
+		{name: "tokenTypes JWT with the audience an allowed client", overrides: map[string]string{"authentication": `authentication: {oidc: {issuer: "https://id.example", audience: c, jwksUri: "https://id.example/jwks", allowedClients: [c], tokenTypes: [JWT]}}`},
+			code: CodeInvalid, member: "authentication.oidc.audience", contains: "ID token"},
 		{name: "bad listen address", overrides: map[string]string{"listen": `listen: {api: "127.0.0.1"}`},
 			code: CodeInvalid, member: "listen.api"},
 		{name: "metrics on the api address", overrides: map[string]string{"listen": `listen: {api: "127.0.0.1:8107", metrics: "127.0.0.1:8107"}`},
@@ -225,4 +235,9 @@ func TestLoadRefusals(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withTokenTypes is an authentication section with oidc.tokenTypes set to the YAML value list.
+func withTokenTypes(list string) string {
+	return `authentication: {oidc: {issuer: "https://id.example", audience: sb, jwksUri: "https://id.example/jwks", allowedClients: [c], tokenTypes: ` + list + `}}`
 }

@@ -103,6 +103,9 @@ type OIDC struct {
 	JWKSFile string
 	// AllowedClients lists the OAuth client ids whose tokens are accepted; never empty.
 	AllowedClients []string
+	// TokenTypes lists the token types accepted, in canonical form (auth.ParseTokenType);
+	// nil means the verifier's default, at+jwt only.
+	TokenTypes []string
 }
 
 // Dispatch bounds the dispatcher (docs/runtime.md, "dispatch"). Every value is a positive integer.
