@@ -323,6 +323,7 @@ export async function message(main, params, ctx, id) {
   };
   const facts = [
     ["Status", status], ["Dispatch", m.dispatch], ["Report", m.report + (m.reportedAt ? " · " + when(m.reportedAt) : "")],
+    ...(m.reason ? [["Reason", h("span", { id: "message-reason" }, h("span", { class: "mono" }, m.reason.code), " · by " + m.reason.by)]] : []),
     ["Channel", m.channel], ["Sender profile", m.senderProfile],
     ["Template", m.template ? m.template.id + " version " + m.template.version : "direct content"],
     ["Recipient", Object.keys(m.to)[0] + " (redacted)"], ["Correlation id", m.correlationId || "—"],
