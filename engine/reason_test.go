@@ -112,7 +112,9 @@ func TestReasonOfALapsedLease(t *testing.T) {
 // undelivered, by the provider; a receipt without one reads provider.refused.
 func TestReasonOfAReceipt(t *testing.T) {
 	t.Parallel()
-	accepted := func(ref string) engine.Outcome { return engine.Outcome{Class: engine.OutcomeAccepted, ProviderReference: ref} }
+	accepted := func(ref string) engine.Outcome {
+		return engine.Outcome{Class: engine.OutcomeAccepted, ProviderReference: ref}
+	}
 	e := newDispatchEnv(t, enginetest.NewScriptedProvider("http", accepted("r-other"), accepted("r-1"), accepted("r-2"), accepted("r-3")), nil)
 	ids := []string{e.submit("sms-alone", "a", nil), e.submit("sms-alone", "b", nil), e.submit("sms-alone", "c", nil)}
 	e.due()
