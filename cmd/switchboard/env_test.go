@@ -20,6 +20,7 @@ import (
 
 	"switchboard/engine/auth"
 	"switchboard/engine/enginetest"
+	"switchboard/engine/stdwebhook"
 	"switchboard/packages"
 	"switchboard/providers/httpgw/mockgw"
 )
@@ -146,6 +147,20 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		e.stack.close()
 	})
 	return e
+}
+
+// webhookKey is the HMAC key of the dev runtime's webhook endpoint (envOptions.webhookURL).
+func (e *apiEnv) webhookKey() []byte {
+	e.t.Helper()
+	secret, err := os.ReadFile(filepath.Join(devLayout(e.dir).secrets, devWebhookSecret))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	key, ok := stdwebhook.DecodeSecret(string(secret))
+	if !ok {
+		e.t.Fatalf("%s is not a whsec_ secret", devWebhookSecret)
+	}
+	return key
 }
 
 // newAPIEnvB is newAPIEnv for benchmarks, without the dispatcher.

@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"switchboard/engine/stdwebhook"
 	"switchboard/engine/webhooks/receiver"
 )
 
@@ -30,12 +27,7 @@ func TestReasonReachesTheApp(t *testing.T) {
 			return strings.Replace(s, `return {providerReference: r.id, report: r.status};`,
 				`return {providerReference: r.id, report: r.status, code: typeof r.reason === "string" ? "pigeonpost." + r.reason : undefined};`, 1)
 		}}})
-	secret, err := os.ReadFile(filepath.Join(e.dir, ".switchboard", "dev", "secrets", devWebhookSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _ := stdwebhook.DecodeSecret(string(secret))
-	front.Config.Handler = receiver.New(receiver.Options{Key: key, KeepData: true, OnEvent: func(ev receiver.Event) {
+	front.Config.Handler = receiver.New(receiver.Options{Key: e.webhookKey(), KeepData: true, OnEvent: func(ev receiver.Event) {
 		mu.Lock()
 		events = append(events, ev)
 		mu.Unlock()
