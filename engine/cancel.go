@@ -10,7 +10,8 @@ func (c Caller) MaySee(m *Message) bool {
 
 // Cancel is the API's cancel: it moves message m (as the caller read it) from queued to
 // cancelled for its submitter or an operator, journaled with the caller's pseudonym, and
-// returns the message as it then stands. The command line's cancel is Apply(ActionCancel);
+// returns the message as it then stands; its reason is an operator's cancel when the caller is
+// an operator, Switchboard's (at the submitter's request) otherwise. The command line's cancel is Apply(ActionCancel);
 // both write through the store's one cancel (ApplyOperatorActions), a guarded update that
 // decides on the message as it stands in the database, not as m says.
 //
@@ -21,6 +22,8 @@ func (o *Operator) Cancel(ctx context.Context, m *Message, by Caller) (*Message,
 	if !by.MaySee(m) {
 		return nil, ErrNotFound
 	}
-	after, _, err := o.write(ctx, ActionCancel, m, by.Pseudonym, o.cfg.Clock.Now())
+	oa := o.action(ActionCancel, m, by.Pseudonym, o.cfg.Clock.Now())
+	oa.Reason = CancelReason(by.Role == "operator")
+	after, _, err := o.write(ctx, oa)
 	return after, err
 }

@@ -19,14 +19,14 @@ func (d *Dispatcher) send(ctx context.Context, c Claim) {
 	now := d.cfg.Clock.Now()
 	switch {
 	case sp == nil:
-		o = Outcome{Class: OutcomePermanent, Code: "profile.unknown", Reason: "the sender profile is not in the package"}
+		o = Outcome{Class: OutcomePermanent, Code: CodeProfileUnknown, Reason: "the sender profile is not in the package"}
 	case !now.Before(m.ExpiresAt):
 		d.finish(ctx, c, DecideExpired(m), now)
 		return
 	default:
 		p, ok := d.cfg.Providers[m.Provider]
 		if !ok {
-			o = Outcome{Class: OutcomeTransient, Code: "provider.unavailable", Reason: "no provider is connected under this id"}
+			o = Outcome{Class: OutcomeTransient, Code: CodeProviderUnavailable, Reason: "no provider is connected under this id"}
 			break
 		}
 		o = p.Send(ctx, d.outbound(c, sp))
@@ -85,6 +85,7 @@ func (d *Dispatcher) finish(ctx context.Context, c Claim, dec Decision, now time
 	if dec.Dispatch == DispatchFailed {
 		f.DispatchCode = dec.Code
 	}
+	f.Reason = dec.Reason
 	if err := d.cfg.Store.Finish(ctx, f); err != nil {
 		if errors.Is(err, ErrLeaseLost) && dec.Attempt == AttemptInterrupt {
 			// Recovering a lapsed lease that another instance sharing the database recovered

@@ -175,7 +175,10 @@ type Message struct {
 	PayloadErasedAt  *time.Time
 	Attempts         []Attempt // filled by Store.Message, not by listings
 	DispatchCode     string    // the code of the failure that made it failed, if any
-	IdempotencyKey   string    // provider idempotency key of this generation, when idempotentSubmit
+	// Reason is why it did not end delivered or submitted (failed, unknown, cancelled,
+	// expired); none otherwise.
+	Reason           Reason
+	IdempotencyKey   string // provider idempotency key of this generation, when idempotentSubmit
 	LastOutcomeClass OutcomeClass
 	// Sequence counts the changes of the message's status, dispatch or report (acceptance is
 	// the first): the sequence of its message.status events.

@@ -73,7 +73,7 @@ func (o *Operator) Apply(ctx context.Context, a Action, id, actor string) (*Mess
 	if err != nil {
 		return nil, Change{}, err
 	}
-	after, gen, err := o.write(ctx, a, m, actor, now)
+	after, gen, err := o.write(ctx, o.action(a, m, actor, now))
 	if err != nil {
 		return nil, Change{}, err
 	}
@@ -81,31 +81,36 @@ func (o *Operator) Apply(ctx context.Context, a Action, id, actor string) (*Mess
 	return after, c, nil
 }
 
-// write applies action a to message m as one guarded transition of the store, journaled with
-// actor, and returns the message as it then stands and its generation. The store's refusal
-// (ErrNotFound, or Action.Refusal of the state it found) is returned as it is.
-func (o *Operator) write(ctx context.Context, a Action, m *Message, actor string, now time.Time) (*Message, int, error) {
-	res, err := o.cfg.Store.ApplyOperatorActions(ctx, []OperatorAction{o.action(a, m, actor, now)})
+// write applies oa as one guarded transition of the store and returns the message as it then
+// stands and its generation. The store's refusal (ErrNotFound, or Action.Refusal of the state
+// it found) is returned as it is.
+func (o *Operator) write(ctx context.Context, oa OperatorAction) (*Message, int, error) {
+	a, id := oa.Action, oa.MessageID
+	res, err := o.cfg.Store.ApplyOperatorActions(ctx, []OperatorAction{oa})
 	if err != nil {
-		return nil, 0, fmt.Errorf("apply %s to %s: %w", a, m.ID, err)
+		return nil, 0, fmt.Errorf("apply %s to %s: %w", a, id, err)
 	}
 	if len(res) != 1 {
-		return nil, 0, fmt.Errorf("apply %s to %s: the store answered %d results", a, m.ID, len(res))
+		return nil, 0, fmt.Errorf("apply %s to %s: the store answered %d results", a, id, len(res))
 	}
 	if res[0].Err != nil {
 		return nil, 0, res[0].Err
 	}
-	after, err := o.cfg.Store.Message(ctx, m.ID)
+	after, err := o.cfg.Store.Message(ctx, id)
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s after %s: %w", m.ID, a, err)
+		return nil, 0, fmt.Errorf("read %s after %s: %w", id, a, err)
 	}
 	return after, res[0].Generation, nil
 }
 
-// action builds the store's action for a message m found eligible.
+// action builds the store's action, taken by an operator and journaled with actor, for a
+// message m found eligible.
 func (o *Operator) action(a Action, m *Message, actor string, now time.Time) OperatorAction {
 	oa := OperatorAction{Action: a, MessageID: m.ID, At: now,
 		Audit: AuditEntry{Event: a.AuditEvent(), Actor: actor, MessageID: m.ID, At: now}}
+	if a == ActionCancel {
+		oa.Reason = CancelReason(true)
+	}
 	if _, _, gen, _ := a.Transition(); gen && o.cfg.Package != nil {
 		if sp := o.cfg.Package.SenderProfile(m.SenderProfile); sp != nil {
 			oa.Provider = sp.Provider

@@ -82,6 +82,9 @@ type OperatorAction struct {
 	Provider string
 	// At is when the action happens: the new updated, final or next attempt time.
 	At time.Time
+	// Reason is what a cancel leaves the message with (CancelReason); a store fills
+	// CancelReason(true), an operator's, when it is empty. The other actions clear the reason.
+	Reason Reason
 	// Audit is the journal record. A store fills Event (Action.AuditEvent), MessageID, At and
 	// Outcome ("failed->queued generation 2") when they are empty.
 	Audit AuditEntry

@@ -158,8 +158,10 @@ type Finish struct {
 	FallbackIndex    int
 	Provider         string
 	DispatchCode     string
-	FinishedAt       time.Time
-	Audit            AuditEntry
+	// Reason is what the message is left with: Decision.Reason, recorded in the same write.
+	Reason     Reason
+	FinishedAt time.Time
+	Audit      AuditEntry
 }
 
 // ReceiptTally counts what a batch of receipts did.

@@ -73,6 +73,8 @@ type Decision struct {
 	FallbackIndex    int
 	Provider         string
 	Code             string
+	// Reason is what the message is left with (none unless it failed, is unknown or expired).
+	Reason Reason
 }
 
 // Decide applies the outcome rules of docs/architecture.md ("Message lifecycle") to a message
@@ -123,7 +125,7 @@ func Decide(m *Message, sp *packages.SenderProfile, o Outcome, now time.Time, ji
 		default:
 			d.Dispatch = DispatchFailed
 			if d.Code == "" {
-				d.Code = "attempts.exhausted"
+				d.Code = CodeAttemptsExhausted
 			}
 		}
 	case OutcomePermanent:
@@ -134,7 +136,7 @@ func Decide(m *Message, sp *packages.SenderProfile, o Outcome, now time.Time, ji
 	default: // maybe-sent, and anything unclassified is treated as maybe-sent: the safe side
 		d.Attempt = AttemptMaybeSent
 		if o.Class != OutcomeMaybeSent {
-			d.Code = "outcome.unclassified"
+			d.Code = CodeOutcomeUnclassified
 		}
 		d.Dispatch = uncertainDispatch(sp)
 		if d.Dispatch == DispatchQueued {
@@ -145,6 +147,7 @@ func Decide(m *Message, sp *packages.SenderProfile, o Outcome, now time.Time, ji
 			}
 		}
 	}
+	d.Reason = decisionReason(d)
 	return d
 }
 
@@ -166,7 +169,7 @@ func DecideLapsed(m *Message, sp *packages.SenderProfile, now time.Time, jitter 
 func DecideExpired(m *Message) Decision {
 	return Decision{Attempt: AttemptExpired, Dispatch: DispatchExpired, Report: m.Report,
 		NextAttemptAt: m.NextAttemptAt, ProviderAttempts: m.ProviderAttempts, FallbackIndex: m.FallbackIndex,
-		Provider: m.Provider, Code: "message.expired"}
+		Provider: m.Provider, Code: CodeMessageExpired, Reason: codeReason(CodeMessageExpired)}
 }
 
 // uncertainDispatch is where a maybe-sent message goes under its profile's onUncertain.

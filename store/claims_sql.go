@@ -79,7 +79,8 @@ func newClaimSQL(d *dialect) claimSQL {
 			reported_at = CASE WHEN report <> ? AND ? IN ('sent', 'delivered', 'undelivered') THEN ? ELSE reported_at END,
 			next_attempt_at = coalesce(?, next_attempt_at), provider_attempts = ?, fallback_index = ?,
 			provider = coalesce(?, provider), provider_ref = coalesce(?, provider_ref),
-			dispatch_code = ?, final_at = ?, last_outcome_class = coalesce(?, last_outcome_class),
+			dispatch_code = ?, reason_code = ?, reason_by = ?, final_at = ?,
+			last_outcome_class = coalesce(?, last_outcome_class),
 			updated_at = ?, lease_token = NULL, lease_expires_at = NULL, sending_since = NULL
 			WHERE id = ? AND dispatch = 'sending' AND lease_token = ?
 			RETURNING (SELECT count(*) FROM receipts WHERE provider = messages.provider AND provider_ref = ? AND applied = 0)`),
@@ -124,7 +125,7 @@ const finishFolded = `WITH a AS (
 		next_attempt_at = coalesce(CAST(? AS BIGINT), next_attempt_at), provider_attempts = CAST(? AS BIGINT),
 		fallback_index = CAST(? AS BIGINT), provider = coalesce(CAST(? AS TEXT), provider),
 		provider_ref = coalesce(CAST(? AS TEXT), provider_ref), dispatch_code = CAST(? AS TEXT),
-		final_at = CAST(? AS BIGINT), last_outcome_class = coalesce(CAST(? AS TEXT), last_outcome_class),
+		reason_code = CAST(? AS TEXT), reason_by = CAST(? AS TEXT), final_at = CAST(? AS BIGINT), last_outcome_class = coalesce(CAST(? AS TEXT), last_outcome_class),
 		updated_at = CAST(? AS BIGINT), lease_token = NULL, lease_expires_at = NULL, sending_since = NULL
 	WHERE id = (SELECT message_id FROM a) AND dispatch || '' = 'sending' AND lease_token = CAST(? AS TEXT)
 	RETURNING id

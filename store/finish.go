@@ -22,10 +22,11 @@ import (
 //
 // It closes the attempt row (started at the claim, finished at FinishedAt, with Attempt as
 // outcome, Code and ProviderRef), sets the message's dispatch, report, next attempt time,
-// counters, provider, provider reference (kept when ProviderRef is empty), dispatch code and
-// final time (when the new dispatch is final), clears the lease, and writes f.Audit. When
-// ProviderRef is set, receipts that arrived for (provider, ProviderRef) before this Finish
-// are applied now, in arrival order, moving the report only forward.
+// counters, provider, provider reference (kept when ProviderRef is empty), dispatch code,
+// reason (f.Reason, none included) and final time (when the new dispatch is final), clears the
+// lease, and writes f.Audit. When ProviderRef is set, receipts that arrived for (provider,
+// ProviderRef) before this Finish are applied now, in arrival order, moving the report only
+// forward (and setting the reason of the one that reports undelivered).
 func (s *Store) Finish(ctx context.Context, f engine.Finish) error {
 	if f.Lease.MessageID == "" || f.Lease.Token == "" {
 		return errors.New("store: finish: lease has no message id or token")
@@ -38,6 +39,9 @@ func (s *Store) Finish(ctx context.Context, f engine.Finish) error {
 	}
 	if f.Attempt == "" || f.Attempt == engine.AttemptInProgress {
 		return fmt.Errorf("store: finish %s: attempt outcome %q does not close an attempt", f.Lease.MessageID, f.Attempt)
+	}
+	if err := checkReason(f.Reason); err != nil {
+		return fmt.Errorf("store: finish %s: %w", f.Lease.MessageID, err)
 	}
 	if f.FinishedAt.IsZero() {
 		f.FinishedAt = s.clock.Now()
@@ -79,7 +83,7 @@ func (o *finishOp) finishIn(b *batch) error {
 	// The update's arguments but its last two, the id and the lease token.
 	update := []any{string(f.Dispatch), report, report, report, at,
 		msOpt(f.NextAttemptAt), f.ProviderAttempts, f.FallbackIndex, nullString(f.Provider),
-		nullString(f.ProviderRef), f.DispatchCode, final, nullString(string(outcomeClass(f.Attempt))), at}
+		nullString(f.ProviderRef), f.DispatchCode, f.Reason.Code, string(f.Reason.By), final, nullString(string(outcomeClass(f.Attempt))), at}
 	delete(b.reports, id) // its receipts in this batch run one by one, after it
 	var pending bool      // whether receipts are kept for the reference the finish records
 	var err error
@@ -257,17 +261,17 @@ func (b *batch) applyPendingReceipts(id, provider string, report engine.Report, 
 	}
 	slices.SortFunc(pending, func(a, b pendingReceipt) int { return cmp.Compare(a.ID, b.ID) })
 	// The receipts are walked in arrival order by the engine's rule (Advances): each that moves
-	// the report so far forward is journaled, and the report they lead to is applied as one
-	// guarded update, journaled with the last of them.
+	// the report so far forward is journaled, and the report they lead to (with the reason of
+	// the last of them) is applied as one guarded update, journaled with the last of them.
 	report = engine.Report(cur.Report)
 	var audits []engine.AuditEntry
-	reportedAt := int64(0)
+	reportedAt, code := int64(0), ""
 	for _, p := range pending {
 		next := engine.Report(p.Report)
 		if !report.Advances(next) {
 			continue
 		}
-		report, reportedAt = next, p.ReceivedAt
+		report, reportedAt, code = next, p.ReceivedAt, p.Code
 		audits = append(audits, receiptAudit(cur.Provider, id, next, p.Code, at))
 	}
 	if len(audits) > 0 {
@@ -277,7 +281,7 @@ func (b *batch) applyPendingReceipts(id, provider string, report engine.Report, 
 				return err
 			}
 		}
-		moved, err := b.applyReceipt(id, report, reportedAt, audits[last], at)
+		moved, err := b.applyReceipt(id, report, engine.ReceiptReason(report, code), reportedAt, audits[last], at)
 		if err != nil {
 			return fmt.Errorf("apply kept receipts: %w", err)
 		}

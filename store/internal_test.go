@@ -62,7 +62,7 @@ func TestQueryPlans(t *testing.T) {
 		{"in flight", s.q.msg.inFlight, nil, "messages_lease"},
 		{"receipt match", s.q.receipt.match, []any{"p", "r"}, "messages_provider_ref"},
 		{"kept receipts", s.q.receipt.pending, []any{"p", "r"}, "receipts_pending"},
-		{"finish", s.q.claim.finishUpdate, []any{"submitted", "none", "none", "none", 1, 1, 1, 0, "p", "r", "", 1, "accepted", 1, "m", "t", "r"}, "receipts_pending"},
+		{"finish", s.q.claim.finishUpdate, []any{"submitted", "none", "none", "none", 1, 1, 1, 0, "p", "r", "", "", "", 1, "accepted", 1, "m", "t", "r"}, "receipts_pending"},
 		{"message journal", s.q.operation.journal, []any{"m", 10}, "audit_message"},
 		{"lapsed operations", s.q.operation.lapsed, []any{1}, "operations_lease"},
 	}

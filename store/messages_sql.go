@@ -1,5 +1,7 @@
 package store
 
+import "switchboard/engine"
+
 // SQL of the messages aggregate: messages, payloads and attempts. Statements are written with
 // ? placeholders and rebound for the dialect once, at Open.
 
@@ -9,7 +11,7 @@ const messageColumns = `seq, id, dispatch, report, reported_at, channel, sender_
 	access_profile, caller, accepted_at, not_before, expires_at, updated_at, next_attempt_at,
 	generation, attempt, provider_attempts, fallback_index, payload_bytes, final_at,
 	payload_erased_at, dispatch_code, idempotency_key, last_outcome_class, lease_token,
-	lease_expires_at, sending_since, event_seq`
+	lease_expires_at, sending_since, event_seq, reason_code, reason_by`
 
 // attemptColumns are the columns an attemptRow scans.
 const attemptColumns = `generation, attempt, provider, outcome, started_at, finished_at, code, provider_ref`
@@ -46,7 +48,8 @@ func newMessageSQL(d *dialect) messageSQL {
 			WHERE dispatch = 'queued' AND expires_at <= ?
 			ORDER BY expires_at LIMIT ?`),
 		expireUpdate: `UPDATE messages SET dispatch = 'expired', event_seq = event_seq + 1, attempt = attempt + 1,
-			final_at = ?, updated_at = ? WHERE id IN (?) AND dispatch || '' = 'queued'`,
+			final_at = ?, updated_at = ?, ` + reasonSet(engine.ExpiredReason()) + `
+			WHERE id IN (?) AND dispatch || '' = 'queued'`,
 		expireAttempt: `INSERT INTO attempts (message_id, generation, attempt, provider, outcome,
 			started_at, finished_at, code, provider_ref)
 			SELECT id, generation, attempt, provider, 'expired', CAST(? AS BIGINT), CAST(? AS BIGINT), 'expired', ''

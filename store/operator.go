@@ -18,7 +18,8 @@ import (
 // retry and settle as not-sent start a new generation: generation+1, no attempt yet, the
 // action's Provider (when set) with no fallback, due at At, not final, no provider reference;
 // they are refused for a message whose payload was erased. cancel and settle as sent make the
-// message final at At.
+// message final at At. cancel records the action's Reason (an operator's cancel when it has
+// none); the others clear the message's reason.
 func (s *Store) ApplyOperatorActions(ctx context.Context, actions []engine.OperatorAction) ([]engine.OperatorResult, error) {
 	if len(actions) == 0 {
 		return nil, nil
@@ -33,6 +34,12 @@ func (s *Store) ApplyOperatorActions(ctx context.Context, actions []engine.Opera
 		}
 		if a.At.IsZero() {
 			a.At = s.clock.Now()
+		}
+		if a.Action == engine.ActionCancel && a.Reason.None() {
+			a.Reason = engine.CancelReason(true)
+		}
+		if err := checkReason(a.Reason); err != nil {
+			return nil, fmt.Errorf("store: operator: %s %s: %w", a.Action, a.MessageID, err)
 		}
 		o.actions[i] = a
 	}
@@ -76,7 +83,7 @@ func (o *operatorOp) applyOne(b *batch, a *engine.OperatorAction) (int, error) {
 	var err error
 	switch a.Action {
 	case engine.ActionCancel:
-		err = b.get(&gen, o.q.cancel, at, at, a.MessageID)
+		err = b.get(&gen, o.q.cancel, at, at, a.Reason.Code, string(a.Reason.By), a.MessageID)
 	case engine.ActionSettleSent:
 		err = b.get(&gen, o.q.settleSent, at, at, a.MessageID)
 	default: // retry, settle as not-sent

@@ -72,7 +72,8 @@ func (o *receiptsOp) record(b *batch, r engine.Receipt) error {
 	}
 	applied := false
 	for _, id := range matches {
-		moved, err := b.applyReceipt(id, r.Report, ms(o.now), receiptAudit(o.provider, id, r.Report, r.Code, o.now), o.now)
+		moved, err := b.applyReceipt(id, r.Report, engine.ReceiptReason(r.Report, r.Code), ms(o.now),
+			receiptAudit(o.provider, id, r.Report, r.Code, o.now), o.now)
 		if err != nil {
 			return err
 		}
@@ -86,14 +87,14 @@ func (o *receiptsOp) record(b *batch, r engine.Receipt) error {
 	return nil
 }
 
-// applyReceipt moves a message's report to report, with reported_at reportedAt (ms), as a
-// guarded update (only from a report that report is a step forward from), and journals it when
-// it moved: two statements, or one where the dialect folds them (PostgreSQL). It reports
-// whether the report moved.
-func (b *batch) applyReceipt(id string, report engine.Report, reportedAt int64, audit engine.AuditEntry, now time.Time) (bool, error) {
+// applyReceipt moves a message's report to report, with reported_at reportedAt (ms) and the
+// reason the receipt leaves it with, as a guarded update (only from a report that report is a
+// step forward from), and journals it when it moved: two statements, or one where the dialect
+// folds them (PostgreSQL). It reports whether the report moved.
+func (b *batch) applyReceipt(id string, report engine.Report, reason engine.Reason, reportedAt int64, audit engine.AuditEntry, now time.Time) (bool, error) {
 	q := &b.s.q.receipt
 	if q.applyJournaled == nil {
-		n, err := b.execN(q.applyReport[report], reportedAt, ms(now), id)
+		n, err := b.execN(q.applyReport[report], reportedAt, ms(now), reason.Code, string(reason.By), id)
 		if err != nil {
 			return false, fmt.Errorf("apply: %w", err)
 		}
@@ -104,7 +105,7 @@ func (b *batch) applyReceipt(id string, report engine.Report, reportedAt int64, 
 		return true, b.audit(audit)
 	}
 	args, next := b.auditRow(audit)
-	args = append([]any{reportedAt, ms(now), id}, args...)
+	args = append([]any{reportedAt, ms(now), reason.Code, string(reason.By), id}, args...)
 	if cur, known := b.reports[id]; known && b.pipelines() && cur.Advances(report) {
 		b.queueReceipt(id, report, q.applyJournaled[report], args, next)
 		return true, nil

@@ -15,7 +15,8 @@ type receiptSQL struct {
 	matchMany      string
 	// applyReport moves a message's report to its key, a guarded update built from the
 	// engine's report steps: it changes the report only from one that the key is a step
-	// forward from (engine.ReportsBefore), so no receipt ever moves a report back.
+	// forward from (engine.ReportsBefore), so no receipt ever moves a report back. It sets the
+	// message's reason with it (engine.ReceiptReason).
 	applyReport map[engine.Report]string
 	// applyJournaled, set on PostgreSQL only (dialect.foldWrites), is applyReport and the
 	// audit insert of the applied receipt as one statement: one round trip instead of two.
@@ -61,11 +62,12 @@ func newReceiptSQL(d *dialect) receiptSQL {
 			continue // no receipt leads there
 		}
 		guard := reportGuard(from)
-		q.applyReport[to] = d.rebind(`UPDATE messages SET report = '` + string(to) + `', event_seq = event_seq + 1, reported_at = ?, updated_at = ?
-			WHERE id = ? AND ` + guard)
+		q.applyReport[to] = d.rebind(`UPDATE messages SET report = '` + string(to) + `', event_seq = event_seq + 1, reported_at = ?, updated_at = ?,
+			reason_code = ?, reason_by = ? WHERE id = ? AND ` + guard)
 		if d.foldWrites {
 			q.applyJournaled[to] = d.rebind(`WITH u AS (
-	UPDATE messages SET report = '` + string(to) + `', event_seq = event_seq + 1, reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT)
+	UPDATE messages SET report = '` + string(to) + `', event_seq = event_seq + 1, reported_at = CAST(? AS BIGINT), updated_at = CAST(? AS BIGINT),
+		reason_code = CAST(? AS TEXT), reason_by = CAST(? AS TEXT)
 	WHERE id = CAST(? AS TEXT) AND ` + guard + `
 	RETURNING id
 )` + journalUpdated + `

@@ -45,6 +45,8 @@ type messageRow struct {
 	LeaseExpiresAt   sql.NullInt64  `db:"lease_expires_at"`
 	SendingSince     sql.NullInt64  `db:"sending_since"`
 	EventSeq         int64          `db:"event_seq"`
+	ReasonCode       string         `db:"reason_code"`
+	ReasonBy         string         `db:"reason_by"`
 }
 
 // fields are the addresses of the row's columns in messageColumns order: a scan through them
@@ -56,7 +58,8 @@ func (r *messageRow) fields() []any {
 		&r.CorrelationID, &r.AccessProfile, &r.Caller, &r.AcceptedAt, &r.NotBefore, &r.ExpiresAt,
 		&r.UpdatedAt, &r.NextAttemptAt, &r.Generation, &r.Attempt, &r.ProviderAttempts, &r.FallbackIndex,
 		&r.PayloadBytes, &r.FinalAt, &r.PayloadErasedAt, &r.DispatchCode, &r.IdempotencyKey,
-		&r.LastOutcomeClass, &r.LeaseToken, &r.LeaseExpiresAt, &r.SendingSince, &r.EventSeq}
+		&r.LastOutcomeClass, &r.LeaseToken, &r.LeaseExpiresAt, &r.SendingSince, &r.EventSeq,
+		&r.ReasonCode, &r.ReasonBy}
 }
 
 // message converts the row to the engine's view, without attempts.
@@ -93,6 +96,7 @@ func (r *messageRow) message() engine.Message {
 		DispatchCode:     r.DispatchCode,
 		IdempotencyKey:   r.IdempotencyKey,
 		LastOutcomeClass: engine.OutcomeClass(r.LastOutcomeClass),
+		Reason:           engine.Reason{Code: r.ReasonCode, By: engine.ReasonBy(r.ReasonBy)},
 	}
 }
 

@@ -165,6 +165,9 @@ func (a *app) printShow(v *operatorView) {
 	row("dispatch", v.Dispatch)
 	row("report", v.Report)
 	row("reported at", opt(v.ReportedAt))
+	if v.Reason != nil {
+		row("reason", v.Reason.Code+" (by "+v.Reason.By+")")
+	}
 	row("channel", v.Channel)
 	row("sender profile", v.SenderProfile)
 	for kind := range v.To {

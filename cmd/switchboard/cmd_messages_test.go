@@ -199,13 +199,23 @@ func TestMessagesListAndShow(t *testing.T) {
 	v, _ := jsonOut(t, out)["message"].(map[string]any)
 	attempts, _ := v["attempts"].([]any)
 	if code != 0 || v["status"] != "submitted" || v["providerReference"] != "ref-"+sent || len(attempts) != 1 ||
-		attempts[0].(map[string]any)["providerReference"] != "ref-"+sent || attempts[0].(map[string]any)["outcome"] != "accepted" {
+		attempts[0].(map[string]any)["providerReference"] != "ref-"+sent || attempts[0].(map[string]any)["outcome"] != "accepted" ||
+		v["reason"] != nil {
 		t.Fatalf("show -o json: exit %d, %s", code, out)
+	}
+	out, _, code = f.run("messages", "show", failed[0], "-o", "json")
+	v, _ = jsonOut(t, out)["message"].(map[string]any)
+	if reason, _ := v["reason"].(map[string]any); code != 0 || len(reason) != 2 || reason["code"] != "gateway.permanent" || reason["by"] != "provider" {
+		t.Fatalf("show -o json of a failed message: exit %d, %s", code, out)
 	}
 	out, _, code = f.run("messages", "show", failed[0])
 	if code != 0 || !regexp.MustCompile(`(?m)^  1 +1 +permanent +gateway\.permanent +sms-gateway +- `).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^reason: +gateway\.permanent \(by provider\)$`).MatchString(out) ||
 		!strings.Contains(out, "to:") || !strings.Contains(out, "phone (redacted)") {
 		t.Fatalf("show: exit %d\n%s", code, out)
+	}
+	if out, _, _ = f.run("messages", "show", sent); strings.Contains(out, "reason:") {
+		t.Fatalf("show of a submitted message has a reason:\n%s", out)
 	}
 	for _, args := range [][]string{{"messages", "list", "-o", "json"}, {"messages", "show", sent}, {"messages", "show", sent, "-o", "json"}} {
 		out, _, _ := f.run(args...)

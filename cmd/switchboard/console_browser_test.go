@@ -117,7 +117,7 @@ func seedForConsole(t *testing.T, dbPath string, auditKey []byte, held, failed i
 			}
 			for _, c := range p.Claims {
 				if err := st.Finish(ctx, engine.Finish{Lease: c.Lease, Attempt: outcome, Code: code, Dispatch: d,
-					Report: engine.ReportNone, Provider: c.Message.Provider, ProviderAttempts: 1, FinishedAt: later,
+					Reason: engine.Reason{Code: code, By: engine.ReasonByProvider}, Report: engine.ReportNone, Provider: c.Message.Provider, ProviderAttempts: 1, FinishedAt: later,
 					NextAttemptAt: later, Audit: engine.AuditEntry{Event: "attempt.finished", Actor: "worker",
 						MessageID: c.Message.ID, Outcome: string(outcome), At: later}}); err != nil {
 					t.Fatal(err)

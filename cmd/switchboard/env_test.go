@@ -20,6 +20,7 @@ import (
 
 	"switchboard/engine/auth"
 	"switchboard/engine/enginetest"
+	"switchboard/engine/stdwebhook"
 	"switchboard/packages"
 	"switchboard/providers/httpgw/mockgw"
 )
@@ -50,6 +51,8 @@ type envOptions struct {
 	// webhookURL, when set, subscribes an endpoint at that URL to every access profile (the dev
 	// runtime's dev-receiver, with its secret); the delivery worker runs with the dispatcher.
 	webhookURL string
+	// noReports: the mock gateway posts no delivery reports (a test posts its own).
+	noReports bool
 }
 
 func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
@@ -83,7 +86,11 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		h.ServeHTTP(w, r)
 	}))
 	t.Cleanup(e.srv.Close)
-	e.gw = mockgw.New(mockgw.Options{CallbackURL: e.srv.URL + "/v1/provider-callbacks/sms-gateway",
+	callbacks := e.srv.URL + "/v1/provider-callbacks/sms-gateway"
+	if opts.noReports {
+		callbacks = ""
+	}
+	e.gw = mockgw.New(mockgw.Options{CallbackURL: callbacks,
 		CallbackSecret: layout.callbackSecret, ReceiptDelay: time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
 	gwURL, err := e.gw.Start("127.0.0.1:0")
 	if err != nil {
@@ -140,6 +147,20 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 		e.stack.close()
 	})
 	return e
+}
+
+// webhookKey is the HMAC key of the dev runtime's webhook endpoint (envOptions.webhookURL).
+func (e *apiEnv) webhookKey() []byte {
+	e.t.Helper()
+	secret, err := os.ReadFile(filepath.Join(devLayout(e.dir).secrets, devWebhookSecret))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	key, ok := stdwebhook.DecodeSecret(string(secret))
+	if !ok {
+		e.t.Fatalf("%s is not a whsec_ secret", devWebhookSecret)
+	}
+	return key
 }
 
 // newAPIEnvB is newAPIEnv for benchmarks, without the dispatcher.

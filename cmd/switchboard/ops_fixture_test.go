@@ -172,10 +172,11 @@ func (f *opsFixture) finishAll(outcome engine.AttemptOutcome, d engine.Dispatch)
 		}
 		for _, c := range p.Claims {
 			ref, code := "", "gateway."+string(outcome)
+			reason := engine.Reason{Code: code, By: engine.ReasonByProvider} // as the dispatcher decides it
 			if outcome == engine.AttemptAccepted {
-				ref, code = "ref-"+c.Message.ID, ""
+				ref, code, reason = "ref-"+c.Message.ID, "", engine.Reason{}
 			}
-			if err := f.st.Finish(f.ctx, engine.Finish{Lease: c.Lease, Attempt: outcome, Code: code,
+			if err := f.st.Finish(f.ctx, engine.Finish{Lease: c.Lease, Attempt: outcome, Code: code, Reason: reason,
 				Dispatch: d, Report: engine.ReportNone, Provider: c.Message.Provider, ProviderRef: ref,
 				ProviderAttempts: 1, FinishedAt: now,
 				Audit: engine.AuditEntry{Event: "attempt.finished", Actor: "worker", MessageID: c.Message.ID, Outcome: string(outcome)}}); err != nil {

@@ -4,14 +4,11 @@ import (
 	"context"
 	"io"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"switchboard/engine"
-	"switchboard/engine/stdwebhook"
 	"switchboard/engine/webhooks/receiver"
 )
 
@@ -27,12 +24,7 @@ func TestWebhookMetricsAndInboxProviders(t *testing.T) {
 		edit: map[string]func(string) string{"switchboard.yaml": func(s string) string {
 			return strings.Replace(s, "    clients: [inbox-reader]\n", "    clients: [inbox-reader]\n    inboxProviders: [peers]\n", 1)
 		}}})
-	secret, err := os.ReadFile(filepath.Join(e.dir, ".switchboard", "dev", "secrets", devWebhookSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	key, _ := stdwebhook.DecodeSecret(string(secret))
-	rc = receiver.New(receiver.Options{Key: key})
+	rc = receiver.New(receiver.Options{Key: e.webhookKey()})
 	front.Config.Handler = rc
 
 	sender := e.token("case-system")

@@ -13,6 +13,7 @@ type MessageView struct {
 	Dispatch      string              `json:"dispatch"`
 	Report        string              `json:"report"`
 	ReportedAt    *time.Time          `json:"reportedAt,omitempty"`
+	Reason        *ReasonView         `json:"reason,omitempty"`
 	Channel       string              `json:"channel"`
 	SenderProfile string              `json:"senderProfile"`
 	To            map[string]string   `json:"to"`
@@ -25,6 +26,13 @@ type MessageView struct {
 	Generation    int                 `json:"generation"`
 	Attempts      []AttemptView       `json:"attempts"`
 	Links         map[string]string   `json:"links"`
+}
+
+// ReasonView is why a message did not end delivered or submitted (docs/api.md, "Why a message
+// failed"): present on failed, unknown, cancelled and expired messages.
+type ReasonView struct {
+	Code string `json:"code"`
+	By   string `json:"by"`
 }
 
 // AttemptView is one attempt in a message view.
@@ -47,6 +55,9 @@ func NewMessageView(m *engine.Message, operator bool) MessageView {
 		CorrelationID: m.CorrelationID, AcceptedAt: m.AcceptedAt, NotBefore: m.NotBefore,
 		ExpiresAt: m.ExpiresAt, UpdatedAt: m.UpdatedAt, Generation: m.Generation,
 		Attempts: make([]AttemptView, 0, len(m.Attempts)), Links: viewLinks(m, operator),
+	}
+	if !m.Reason.None() {
+		v.Reason = &ReasonView{Code: m.Reason.Code, By: string(m.Reason.By)}
 	}
 	if m.TemplateID != "" {
 		v.Template = &engine.TemplateRef{ID: m.TemplateID, Version: m.TemplateVersion}

@@ -37,6 +37,7 @@ func Exercise(t *testing.T, open func(t *testing.T, clock engine.Clock) engine.S
 		{"Transitions", transitionTests()},
 		{"Operations", operationTests()},
 		{"InboxQuota", inboxQuotaTests()},
+		{"Reason", reasonTests()},
 	}
 	for _, g := range groups {
 		t.Run(g.name, func(t *testing.T) {

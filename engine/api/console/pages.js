@@ -116,11 +116,13 @@ function messageRows(list) {
       h("td", {}, m.senderProfile),
       h("td", {}, m.template ? m.template.id + " v" + m.template.version : h("span", { class: "muted" }, "direct")),
       h("td", { class: "num" }, String(m.attempts.length)),
-      h("td", { class: "mono small" }, lastAttempt && lastAttempt.code ? lastAttempt.code : ""));
+      h("td", { class: "mono small" }, m.reason ? m.reason.code : lastAttempt && lastAttempt.code ? lastAttempt.code : ""));
   });
 }
 
-const LIST_HEADERS = ["Accepted", "Message", "Status", "Channel", "Sender profile", "Template", "Attempts", "Last code"];
+// The code column is the message's reason when it has one (a report's code included), else its
+// last attempt's.
+const LIST_HEADERS = ["Accepted", "Message", "Status", "Channel", "Sender profile", "Template", "Attempts", "Code"];
 
 // pagedList shows pages of GET /v1/messages for fixed filters, with Newer and Older.
 function pagedList(filters, caption, empty) {
@@ -323,6 +325,7 @@ export async function message(main, params, ctx, id) {
   };
   const facts = [
     ["Status", status], ["Dispatch", m.dispatch], ["Report", m.report + (m.reportedAt ? " · " + when(m.reportedAt) : "")],
+    ...(m.reason ? [["Reason", h("span", { id: "message-reason" }, h("span", { class: "mono" }, m.reason.code), " · by " + m.reason.by)]] : []),
     ["Channel", m.channel], ["Sender profile", m.senderProfile],
     ["Template", m.template ? m.template.id + " version " + m.template.version : "direct content"],
     ["Recipient", Object.keys(m.to)[0] + " (redacted)"], ["Correlation id", m.correlationId || "—"],

@@ -107,6 +107,8 @@ try {
   await link.click();
   await page.locator("#message-status .badge-unknown").waitFor();
   await page.getByRole("heading", { name: "Attempts" }).waitFor();
+  const reason = await page.locator("#message-reason").textContent();
+  if (!reason.includes("gateway.timeout") || !reason.includes("by provider")) fail("the held message's page does not show its reason: " + reason);
   await shot("05-message-held");
   await page.getByRole("button", { name: "Settle as sent…" }).click();
   const dialog = page.getByRole("dialog");
@@ -116,6 +118,7 @@ try {
   await shot("06-settle-confirm");
   await dialog.getByRole("button", { name: "Settle as sent" }).click();
   await page.locator("#message-status .badge-submitted").waitFor();
+  if (await page.locator("#message-reason").count() !== 0) fail("a message settled as sent still shows a reason");
   const events = await page.locator("table").last().textContent();
   if (!events.includes("message.settled")) fail("the journal of the settled message lacks message.settled");
   step("settled", { id: heldID });
