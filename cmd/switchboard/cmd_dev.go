@@ -27,6 +27,26 @@ func (a *app) devCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "dev [DIR] [--port N] [--real PROVIDER]…",
 		Short: "Run a local stack on a package with stand-in providers (golden cases or a mock gateway, SMTP sink, …)",
+		Long: `dev writes DIR/.switchboard/dev/ (a runtime file, keys, a SQLite database, a dev token
+issuer), starts local stand-ins, lists their addresses in DIR/.switchboard/dev/session.json and
+serves the package on 127.0.0.1. Ctrl-C stops it all.
+
+Each http provider is answered one way, named at start and in session.json (providers.ID.mode):
+
+    cases  its adapter has golden cases (providers/ID/testdata/*.txtar): a stand-in answers each
+           request as the first case whose first send has the request's method and path (else the
+           first case with a send), then posts the callbacks that follow that send in the case,
+           signed for the dev runtime's verifier
+    mock   no golden cases: the mock gateway, which speaks the quickstart's protocol only (another
+           adapter's requests get 404 from it, and fail with http.404)
+    real   --real ID: the provider's entry of providers/ID/runtime-snippet.yaml, with its real
+           baseUrl and credentials; each secret:file/NAME of it is read from the environment
+           variable NAME in upper case with every other character than a letter or digit as _
+           (twilio-auth-token: TWILIO_AUTH_TOKEN), secret:env/NAME and ${NAME} from the environment
+
+An smtp provider relays to an SMTP sink that keeps each mail as an .eml file (DKIM signed and
+checked); a peer provider sends to a companion peer with its own inbox; a local receiver takes
+every event. docs/adapters.md ("In switchboard dev") says more of the golden cases' stand-in.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageError(fmt.Errorf("dev takes at most one folder"))
@@ -42,9 +62,8 @@ func (a *app) devCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().IntVar(&opts.port, "port", 8107, "API port on 127.0.0.1 (0 picks a free one)")
-	cmd.Flags().StringArrayVar(&opts.real, "real", nil, "send this http provider to its real gateway: the entry of "+
-		"providers/PROVIDER/runtime-snippet.yaml, each secret:file/NAME read from the environment variable NAME in "+
-		"upper case with - and . as _ (repeatable)")
+	cmd.Flags().StringArrayVar(&opts.real, "real", nil, "send this http provider to its real gateway "+
+		"(providers/PROVIDER/runtime-snippet.yaml, secrets from the environment); repeatable")
 	cmd.AddCommand(a.devTokenCommand())
 	return cmd
 }
