@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,7 +27,11 @@ var ErrNoSends = errors.New("no golden case answers a send (sendN/answer.http)")
 
 // minReference is the shortest provider reference a stand-in rewrites per answer: a shorter
 // one could stand for other text of the answer ("1", "ok").
-const minReference = 8
+const minReference = 4
+
+// wordChars are the characters a rewritten reference may not touch on either side: it is
+// rewritten where it stands whole ("gw-1", not inside "gw-10").
+const wordChars = `A-Za-z0-9_.\-`
 
 // StandInOptions configure a StandIn.
 type StandInOptions struct {
@@ -57,9 +62,10 @@ type StandInOptions struct {
 // that send in the file (those before the first send come after the first answer), each after
 // CallbackDelay; a callback the case expects refused (`verified: false`) is left out, and each
 // one posted is signed with Verifier, whether the case signs it or carries a gateway's
-// signature. The provider reference of a send's outcome (8 characters or more) is rewritten to
-// REFERENCE-devN, N counting the stand-in's answers, in the answer and in its callbacks, so
-// that each message has its own reference and its own reports.
+// signature. The provider reference of a send's outcome (4 characters or more) is rewritten to
+// REFERENCE-devN, N counting the stand-in's answers, wherever it stands whole (not next to a
+// letter, digit, _, . or -) in the answer and in its callbacks, so that each message has its
+// own reference and its own reports.
 type StandIn struct {
 	opts     StandInOptions
 	cases    []*standInCase
@@ -352,26 +358,30 @@ func (s *StandIn) post(ev event, ref reference) (int, error) {
 }
 
 // reference rewrites a case's provider reference for one answer.
-type reference struct{ from, to string }
+type reference struct {
+	from *regexp.Regexp // nil: nothing is rewritten
+	to   string
+}
 
 // newReference is the rewrite of answer n; a short or missing reference is kept as it is.
 func newReference(ref string, n int) reference {
 	if len(ref) < minReference {
-		return reference{from: "", to: ref}
+		return reference{to: ref}
 	}
-	return reference{from: ref, to: ref + "-dev" + strconv.Itoa(n)}
+	whole := regexp.MustCompile(`(^|[^` + wordChars + `])` + regexp.QuoteMeta(ref) + `($|[^` + wordChars + `])`)
+	return reference{from: whole, to: ref + "-dev" + strconv.Itoa(n)}
 }
 
 func (r reference) replace(s string) string {
-	if r.from == "" {
+	if r.from == nil {
 		return s
 	}
-	return strings.ReplaceAll(s, r.from, r.to)
+	return r.from.ReplaceAllString(s, "${1}"+strings.ReplaceAll(r.to, "$", "$$")+"${2}")
 }
 
 // message is m with the reference rewritten in its header values and body.
 func (r reference) message(m *httpMessage) *httpMessage {
-	if r.from == "" {
+	if r.from == nil {
 		return m
 	}
 	out := &httpMessage{start: m.start, header: http.Header{}, body: []byte(r.replace(string(m.body)))}

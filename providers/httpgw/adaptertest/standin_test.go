@@ -196,3 +196,15 @@ func TestStandInWithoutCases(t *testing.T) {
 		t.Fatalf("callback-only cases: %v, want ErrNoSends", err)
 	}
 }
+
+func TestStandInRewritesWholeReferences(t *testing.T) {
+	r := newReference("gw-1", 7)
+	got := r.replace(`{"id": "gw-1", "other": "gw-10", "path": "/m/gw-1?x=gw-1", "note": "xgw-1"}` + "\nMessageSid=gw-1&To=1")
+	want := `{"id": "gw-1-dev7", "other": "gw-10", "path": "/m/gw-1-dev7?x=gw-1-dev7", "note": "xgw-1"}` + "\nMessageSid=gw-1-dev7&To=1"
+	if got != want {
+		t.Fatalf("rewritten\n%s\nwant\n%s", got, want)
+	}
+	if short := newReference("id1", 1); short.replace(`{"id": "id1"}`) != `{"id": "id1"}` || short.to != "id1" {
+		t.Fatalf("a reference under 4 characters must be kept: %+v", short)
+	}
+}
