@@ -63,8 +63,11 @@ func startDevHTTP(pkg *packages.Package, l devPaths, apiURL string, real []strin
 	h := &devHTTP{providers: map[string]devProvider{}, entries: map[string]map[string]any{}}
 	wantReal := map[string]bool{}
 	for _, id := range real {
-		if p := pkg.Provider(id); p == nil || p.Kind != "http" {
+		switch p := pkg.Provider(id); {
+		case p == nil:
 			return nil, usageError(fmt.Errorf("--real %s: the package has no http provider %q", id, id))
+		case p.Kind != "http":
+			return nil, usageError(fmt.Errorf("--real %s: provider %s is kind %s; --real takes http providers only", id, id, p.Kind))
 		}
 		wantReal[id] = true
 	}
