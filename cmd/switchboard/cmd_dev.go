@@ -13,7 +13,6 @@ import (
 
 	"switchboard/engine/auth"
 	"switchboard/packages"
-	"switchboard/providers/httpgw/mockgw"
 	"switchboard/providers/peer"
 )
 
@@ -24,10 +23,30 @@ const (
 )
 
 func (a *app) devCommand() *cobra.Command {
-	var port int
+	var opts devOptions
 	cmd := &cobra.Command{
-		Use:   "dev [DIR] [--port N]",
-		Short: "Run a local stack on a package with stand-in providers (mock SMS gateway, …)",
+		Use:   "dev [DIR] [--port N] [--real PROVIDER]…",
+		Short: "Run a local stack on a package with stand-in providers (golden cases or a mock gateway, SMTP sink, …)",
+		Long: `dev writes DIR/.switchboard/dev/ (a runtime file, keys, a SQLite database, a dev token
+issuer), starts local stand-ins, lists their addresses in DIR/.switchboard/dev/session.json and
+serves the package on 127.0.0.1. Ctrl-C stops it all.
+
+Each http provider is answered one way, named at start and in session.json (providers.ID.mode):
+
+    cases  its adapter has golden cases (providers/ID/testdata/*.txtar): a stand-in answers each
+           request as the first case whose first send has the request's method and path (else the
+           first case with a send), then posts the callbacks that follow that send in the case,
+           signed for the dev runtime's verifier
+    mock   no golden cases: the mock gateway, which speaks the quickstart's protocol only (another
+           adapter's requests get 404 from it, and fail with http.404)
+    real   --real ID: the provider's entry of providers/ID/runtime-snippet.yaml, with its real
+           baseUrl and credentials; each secret:file/NAME of it is read from the environment
+           variable NAME in upper case with every other character than a letter or digit as _
+           (twilio-auth-token: TWILIO_AUTH_TOKEN), secret:env/NAME and ${NAME} from the environment
+
+An smtp provider relays to an SMTP sink that keeps each mail as an .eml file (DKIM signed and
+checked); a peer provider sends to a companion peer with its own inbox; a local receiver takes
+every event. docs/adapters.md ("In switchboard dev") says more of the golden cases' stand-in.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usageError(fmt.Errorf("dev takes at most one folder"))
@@ -39,16 +58,25 @@ func (a *app) devCommand() *cobra.Command {
 			if len(args) == 1 {
 				dir = args[0]
 			}
-			return a.dev(cmd.Context(), dir, port)
+			return a.dev(cmd.Context(), dir, opts)
 		},
 	}
-	cmd.Flags().IntVar(&port, "port", 8107, "API port on 127.0.0.1 (0 picks a free one)")
+	cmd.Flags().IntVar(&opts.port, "port", 8107, "API port on 127.0.0.1 (0 picks a free one)")
+	cmd.Flags().StringArrayVar(&opts.real, "real", nil, "send this http provider to its real gateway "+
+		"(providers/PROVIDER/runtime-snippet.yaml, secrets from the environment); repeatable")
 	cmd.AddCommand(a.devTokenCommand())
 	return cmd
 }
 
+// devOptions are dev's flags.
+type devOptions struct {
+	port int
+	// real names the http providers sent to their real gateway (--real).
+	real []string
+}
+
 // dev writes DIR/.switchboard/dev/, starts the stand-ins, writes session.json and serves.
-func (a *app) dev(ctx context.Context, dir string, port int) error {
+func (a *app) dev(ctx context.Context, dir string, opts devOptions) error {
 	pkg, err := loadPackage(dir)
 	if err != nil {
 		return err
@@ -57,19 +85,31 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 	if err != nil {
 		return err
 	}
-	apiLn, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	apiLn, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.port)))
 	if err != nil {
 		return environment("listener.failed", "--port", err)
 	}
+	metricsLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		_ = apiLn.Close()
+		return environment("listener.failed", "metrics", err)
+	}
+	served := false
+	defer func() {
+		if !served { // serve owns the listeners once called
+			_ = apiLn.Close()
+			_ = metricsLn.Close()
+		}
+	}()
 	apiURL := "http://" + apiLn.Addr().String()
 	log := newLogger(a.stderr, a.getenv)
 	session := devSession{
-		API: apiURL, Runtime: layout.runtimePath, Database: layout.dbPath,
+		API: apiURL, Metrics: "http://" + metricsLn.Addr().String() + "/metrics", metricsAddr: metricsLn.Addr().String(),
+		Runtime: layout.runtimePath, Database: layout.dbPath,
 		Issuer: devIssuer, Audience: devAudience, Clients: clientsOf(pkg), Gateways: map[string]string{},
 	}
 	issuerURL, stopIssuer, err := startDevSignIn(layout, pkg, apiURL)
 	if err != nil {
-		_ = apiLn.Close()
 		return err
 	}
 	defer stopIssuer()
@@ -77,31 +117,23 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 	if consoleClient(pkg) != "" {
 		session.Console = apiURL + "/console/"
 	}
+	gateways, err := startDevHTTP(pkg, layout, apiURL, opts.real, a.getenv, log)
+	if err != nil {
+		return err
+	}
+	defer gateways.close()
+	session.Providers, session.httpEntries, session.secretsEnv = gateways.providers, gateways.entries, gateways.env
 	for _, p := range pkg.Providers {
-		if p.Kind != "http" {
-			continue
-		}
-		opts := mockgw.Options{Latency: 0, ReceiptDelay: 200 * time.Millisecond,
-			Logger: log.With("component", "mock-gateway", "provider", p.ID)}
-		if p.Adapter.TakesCallbacks() { // without callbacks the gateway posts no reports
-			opts.CallbackURL, opts.CallbackSecret = apiURL+"/v1/provider-callbacks/"+p.ID, layout.callbackSecret
-		}
-		gw := mockgw.New(opts)
-		gwURL, err := gw.Start("127.0.0.1:0")
-		if err != nil {
-			_ = apiLn.Close()
-			return environment("listener.failed", "mock gateway", err)
-		}
-		defer gw.Close()
-		session.Gateways[p.ID] = strings.TrimSuffix(gwURL, "/")
-		if session.Gateway == "" {
-			session.Gateway = session.Gateways[p.ID]
+		if dp, ok := gateways.providers[p.ID]; ok && dp.Mode == devModeMock {
+			session.Gateways[p.ID] = strings.TrimSuffix(dp.URL, "/")
+			if session.Gateway == "" {
+				session.Gateway = session.Gateways[p.ID]
+			}
 		}
 	}
 	if hasKind(pkg, "smtp") {
 		sink, err := startSMTPSink(layout, pkg, log.With("component", "smtp-sink"))
 		if err != nil {
-			_ = apiLn.Close()
 			return err
 		}
 		defer sink.sink.Close()
@@ -110,7 +142,6 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 	if hasKind(pkg, "peer") {
 		comp, err := startCompanion(ctx, layout, peer.DefaultProtocol, log.With("component", "companion-peer"))
 		if err != nil {
-			_ = apiLn.Close()
 			return err
 		}
 		defer comp.close()
@@ -118,25 +149,19 @@ func (a *app) dev(ctx context.Context, dir string, port int) error {
 	}
 	rcv, err := startDevReceiver(layout, log.With("component", "webhook-receiver"))
 	if err != nil {
-		_ = apiLn.Close()
 		return err
 	}
 	defer rcv.Close()
 	session.WebhookReceiver = &devReceiver{URL: rcv.url, Events: rcv.url + "events", Endpoint: devWebhookEndpoint}
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
-		_ = apiLn.Close()
 		return err
 	}
 	if err := writeJSONFile(filepath.Join(layout.root, "session.json"), session); err != nil {
-		_ = apiLn.Close()
 		return environment("dev.unwritable", layout.root, err)
 	}
-	fmt.Fprintf(a.stderr, "switchboard dev: API %s, mock gateway %s, events to %s\nget a token: switchboard dev token %s %s\n",
-		apiURL, session.Gateway, session.WebhookReceiver.URL, firstSenderClient(pkg), dir)
-	if session.Console != "" {
-		fmt.Fprintf(a.stderr, "operator console: %s\n", session.Console)
-	}
-	return a.serve(ctx, layout.runtimePath, apiLn)
+	writeDevBanner(a.stderr, invokedAs(), dir, pkg, session, gateways.lines)
+	served = true
+	return a.serve(ctx, layout.runtimePath, apiLn, metricsLn)
 }
 
 // devTokenCommand is `dev token CLIENT [DIR]`.

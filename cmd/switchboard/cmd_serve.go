@@ -23,16 +23,17 @@ func (a *app) serveCommand() *cobra.Command {
 				}
 				defer stop()
 			}
-			return a.serve(cmd.Context(), a.config, nil)
+			return a.serve(cmd.Context(), a.config, nil, nil)
 		},
 	}
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file when serve stops, for go tool pprof")
 	return cmd
 }
 
-// serve loads the runtime file and runs the stack until ctx ends. When apiLn is given it is
-// used instead of binding listen.api (dev binds first to learn its port).
-func (a *app) serve(ctx context.Context, path string, apiLn net.Listener) error {
+// serve loads the runtime file and runs the stack until ctx ends. When apiLn (metricsLn) is
+// given it is used instead of binding listen.api (listen.metrics): dev binds first to learn
+// the ports.
+func (a *app) serve(ctx context.Context, path string, apiLn, metricsLn net.Listener) error {
 	log := newLogger(a.stderr, a.getenv)
 	rt, pkg, err := loadRuntime(path, a.getenv)
 	if err != nil {
@@ -48,8 +49,7 @@ func (a *app) serve(ctx context.Context, path string, apiLn net.Listener) error 
 			return environment("listener.failed", "listen.api", err)
 		}
 	}
-	var metricsLn net.Listener
-	if rt.Listen.Metrics != "" {
+	if metricsLn == nil && rt.Listen.Metrics != "" {
 		if metricsLn, err = net.Listen("tcp", rt.Listen.Metrics); err != nil {
 			st.close()
 			_ = apiLn.Close()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -37,12 +38,18 @@ func devLayout(dir string) devPaths {
 
 // devSession is session.json: where the dev stack's parts listen.
 type devSession struct {
-	API      string            `json:"api"`
+	API string `json:"api"`
+	// Metrics is the metrics listener's /metrics URL.
+	Metrics string `json:"metrics,omitempty"`
+	// Gateway is the first mock gateway; Gateways the mock gateway of each provider dev mocks.
 	Gateway  string            `json:"gateway,omitempty"`
 	Gateways map[string]string `json:"gateways,omitempty"`
-	Runtime  string            `json:"runtime"`
-	Database string            `json:"database"`
-	Issuer   string            `json:"issuer"`
+	// Providers says, for each http provider, how dev answers it: the mock gateway, its
+	// golden cases or the real gateway (--real).
+	Providers map[string]devProvider `json:"providers,omitempty"`
+	Runtime   string                 `json:"runtime"`
+	Database  string                 `json:"database"`
+	Issuer    string                 `json:"issuer"`
 	// Console is the operator console's address, when the package has an operator client.
 	Console  string              `json:"console,omitempty"`
 	Audience string              `json:"audience"`
@@ -59,6 +66,13 @@ type devSession struct {
 	webhookEvents []string
 
 	dkimDomain string
+	// metricsAddr is the metrics listener's host:port ("" binds a free port at serve).
+	metricsAddr string
+	// httpEntries are the runtime entries of http providers that dev wired itself (stand-ins
+	// and --real); a provider without one gets the mock's entry at Gateways.
+	httpEntries map[string]map[string]any
+	// secretsEnv enables secret:env references (a --real provider's secrets).
+	secretsEnv bool
 }
 
 // devReceiver is the dev event receiver in session.json.
@@ -190,7 +204,7 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 	rt := devRuntime{
 		APIVersion: "switchboard/v1", Kind: "Runtime",
 		Package:  map[string]string{"root": "../.."},
-		Listen:   map[string]string{"api": s.API[len("http://"):], "metrics": "127.0.0.1:0"},
+		Listen:   map[string]string{"api": s.API[len("http://"):], "metrics": cmp.Or(s.metricsAddr, "127.0.0.1:0")},
 		Database: map[string]string{"driver": "sqlite", "path": "./data/switchboard.db"},
 		Secrets:  map[string]any{"file": map[string]string{"root": "./secrets"}},
 		Authentication: map[string]any{"oidc": map[string]any{
@@ -202,18 +216,18 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 		Audit:     map[string]string{"keyRef": "secret:file/audit.key"},
 		Retention: map[string]int{"payloadDays": 7, "recordDays": 90, "submissionReceiptDays": 7},
 	}
+	if s.secretsEnv {
+		rt.Secrets["env"] = map[string]any{}
+	}
 	if c := consoleClient(pkg); c != "" {
 		rt.Console = map[string]any{"enabled": true, "clientId": c}
 	}
 	for _, p := range pkg.Providers {
 		switch p.Kind {
 		case "http":
-			entry := map[string]any{
-				"kind": "http", "baseUrl": s.Gateways[p.ID] + "/", "authentication": map[string]string{"kind": "none"},
-			}
-			if p.Adapter.TakesCallbacks() { // a verifier for an adapter without callbacks is refused
-				entry["callbackVerifier"] = map[string]string{"kind": "hmac-sha256-body", "header": "x-signature",
-					"encoding": "hex", "secretRef": "secret:file/callback-secret"}
+			entry := s.httpEntries[p.ID]
+			if entry == nil {
+				entry = standInEntry(p, s.Gateways[p.ID]+"/", nil)
 			}
 			rt.Providers[p.ID] = entry
 		case "smtp":

@@ -45,8 +45,14 @@ func TestMain(m *testing.M) {
 // quickstartCopy copies examples/quickstart into a temporary folder (dev writes into it).
 func quickstartCopy(t testing.TB) string {
 	t.Helper()
-	src := filepath.Join("..", "..", "examples", "quickstart")
 	dst := filepath.Join(t.TempDir(), "quickstart")
+	copyTree(t, filepath.Join("..", "..", "examples", "quickstart"), dst)
+	return dst
+}
+
+// copyTree copies the folder src to dst, without a .switchboard folder (dev's files).
+func copyTree(t testing.TB, src, dst string) {
+	t.Helper()
 	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -66,9 +72,8 @@ func quickstartCopy(t testing.TB) string {
 		return os.WriteFile(target, b, 0o644)
 	})
 	if err != nil {
-		t.Fatalf("copy quickstart: %v", err)
+		t.Fatalf("copy %s: %v", src, err)
 	}
-	return dst
 }
 
 // cli runs the binary to completion and returns stdout, stderr and the exit code.
@@ -118,11 +123,17 @@ func (s *syncBuffer) String() string {
 // startDev starts `switchboard dev DIR --port 0` and waits until /ready answers 200.
 func startDev(t *testing.T, dir string) *devStack {
 	t.Helper()
+	return startDevWith(t, dir, nil)
+}
+
+// startDevWith is startDev with more environment variables (NAME=value) and arguments.
+func startDevWith(t *testing.T, dir string, env []string, args ...string) *devStack {
+	t.Helper()
 	_ = os.Remove(filepath.Join(dir, ".switchboard", "dev", "session.json"))
 	s := &devStack{t: t, dir: dir, logs: &syncBuffer{}, done: make(chan struct{})}
-	s.cmd = exec.Command(binary, "dev", dir, "--port", "0")
+	s.cmd = exec.Command(binary, append([]string{"dev", dir, "--port", "0"}, args...)...)
 	s.cmd.Stdout, s.cmd.Stderr = s.logs, s.logs
-	s.cmd.Env = append(os.Environ(), "SWITCHBOARD_LOG=debug")
+	s.cmd.Env = append(append(os.Environ(), "SWITCHBOARD_LOG=debug"), env...)
 	if err := s.cmd.Start(); err != nil {
 		t.Fatalf("start dev: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -56,7 +57,7 @@ type Options struct {
 	KeepLags bool
 	// KeepData keeps each event's data (dev); without it Event.Data is empty.
 	KeepData bool
-	// Logger, when set, logs every event at info level.
+	// Logger, when set, logs every event at info level, with its lag in milliseconds (lagMs).
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -177,13 +178,18 @@ func (rc *Receiver) take(w http.ResponseWriter, r *http.Request) {
 		ev.Data = nil
 	}
 	if rc.opts.Logger != nil {
-		rc.opts.Logger.Info("event", "id", ev.ID, "type", ev.Type, "duplicate", ev.Duplicate, "lag", now.Sub(ev.Timestamp))
+		rc.opts.Logger.Info("event", "id", ev.ID, "type", ev.Type, "duplicate", ev.Duplicate, "lagMs", lagMs(now.Sub(ev.Timestamp)))
 	}
 	rc.kept = append(rc.kept, ev)
 	if len(rc.kept) > rc.opts.Keep {
 		rc.kept = slices.Delete(rc.kept, 0, len(rc.kept)-rc.opts.Keep)
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// lagMs is a lag in milliseconds, to a tenth, as the log shows it.
+func lagMs(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Millisecond)*10) / 10
 }
 
 // Stats returns the counts so far (a copy).

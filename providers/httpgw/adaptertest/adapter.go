@@ -79,6 +79,9 @@ type snippetProvider struct {
 	CallbackVerifier *verifierSpec     `yaml:"callbackVerifier"`
 }
 
+// ErrNoCases is the error (wrapped) of an adapter folder without golden cases.
+var ErrNoCases = errors.New("no golden cases (testdata/*.txtar)")
+
 var scriptPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*\.js$`)
 
 // loadAdapter reads an adapter folder. Errors wrap the file system's (fs.ErrNotExist, …) when
@@ -139,7 +142,7 @@ func (a *adapter) cases() ([]string, error) {
 		return nil, fmt.Errorf("adapter %s: %w", a.dir, err)
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("adapter %s: no golden cases (testdata/*.txtar)", a.dir)
+		return nil, fmt.Errorf("adapter %s: %w", a.dir, ErrNoCases)
 	}
 	sort.Strings(files)
 	return files, nil

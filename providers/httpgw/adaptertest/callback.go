@@ -32,11 +32,8 @@ func (a *adapter) callback(p *httpgw.Provider, sign signer, ev event, now time.T
 	r.Header = m.header
 	body := m.body
 	if signIt {
-		if body, err = sign.sign(r, body, ev.n, now); err != nil {
+		if body, err = sign.signCallback(r, body, ev.n, now); err != nil {
 			return callbackResult{}, "", err
-		}
-		if sign.cfg.Kind == httpgw.VerifierPathToken && routeToken(r.URL.Path) == "" {
-			r.URL.Path = strings.TrimSuffix(r.URL.Path, "/") + "/" + sign.cfg.Token
 		}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
@@ -56,6 +53,19 @@ func (a *adapter) callback(p *httpgw.Provider, sign signer, ev event, now time.T
 		res.tally = led.receive(cb.Receipts)
 	}
 	return res, "", nil
+}
+
+// signCallback signs a callback as sign does (and returns the body to send); for path-token it
+// adds the token to the route when the callback's path lacks it.
+func (s signer) signCallback(r *http.Request, body []byte, n int, now time.Time) ([]byte, error) {
+	body, err := s.sign(r, body, n, now)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.Kind == httpgw.VerifierPathToken && routeToken(r.URL.Path) == "" {
+		r.URL.Path = strings.TrimSuffix(r.URL.Path, "/") + "/" + s.cfg.Token
+	}
+	return body, nil
 }
 
 // routeToken is the {token} of /v1/provider-callbacks/{provider}/{token}, or "".

@@ -17,8 +17,8 @@ type recorded struct {
 }
 
 // gateway is the stand-in for the real gateway: an httptest server that answers each request
-// with the answer the case gives for the current send, and records what it received. Without
-// an answer it says 599 (a status no real gateway uses), so that an unexpected request shows.
+// with the answer the case gives for the current send (writeAnswer), and records what it
+// received.
 type gateway struct {
 	srv    *httptest.Server
 	mu     sync.Mutex
@@ -62,6 +62,13 @@ func (g *gateway) serve(w http.ResponseWriter, r *http.Request) {
 	g.seen = append(g.seen, recorded{method: r.Method, target: r.URL.RequestURI(), header: r.Header.Clone(), body: body})
 	answer := g.answer
 	g.mu.Unlock()
+	writeAnswer(w, answer)
+}
+
+// writeAnswer writes a case's answer: its status, headers and body; "!close" drops the
+// connection, and a missing answer is 599 (a status no real gateway uses), so that an
+// unexpected request shows.
+func writeAnswer(w http.ResponseWriter, answer *httpMessage) {
 	if answer == nil || answer.start == "" {
 		http.Error(w, "adaptertest: the case gives no answer for this request", 599)
 		return
