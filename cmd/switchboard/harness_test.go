@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"switchboard/packages"
 )
 
 // binary is the switchboard binary built once for the integration tests.
@@ -69,6 +71,21 @@ func quickstartCopy(t testing.TB) string {
 		t.Fatalf("copy quickstart: %v", err)
 	}
 	return dst
+}
+
+// serveFixture loads the package in dir, writes its dev folder, and picks a free loopback address
+// for the API: what a test needs to write a runtime file (writeDevRuntime) and run serve on it.
+func serveFixture(t testing.TB, dir string) (*packages.Package, devPaths, string) {
+	t.Helper()
+	pkg, err := loadPackage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := prepareDevDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkg, layout, fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 }
 
 // cli runs the binary to completion and returns stdout, stderr and the exit code.

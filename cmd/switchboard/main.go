@@ -67,11 +67,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 }
 
 func (a *app) rootCommand() *cobra.Command {
+	var showVersion bool
 	root := &cobra.Command{
 		Use:           "switchboard",
 		Short:         "A scriptable provider gateway: templates, providers, durable delivery",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				return a.printVersion()
+			}
+			return cmd.Help()
+		},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if a.output != "human" && a.output != "json" {
 				return usageError(fmt.Errorf("--output must be human or json"))
@@ -84,6 +91,7 @@ func (a *app) rootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&a.config, "config", "", "runtime file (also SWITCHBOARD_CONFIG)")
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", "human", "output format: human or json")
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version (as switchboard version does)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(
 		a.initCommand(),
@@ -96,6 +104,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.messagesCommand(), a.auditCommand(), a.retentionCommand(),
 		a.peerCommand(), a.inboxCommand(), a.webhooksCommand(),
 		a.benchCommand(),
+		a.versionCommand(),
 	)
 	return root
 }
