@@ -20,9 +20,6 @@ func (a *app) inboxCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inbox",
 		Short: "Read the peer messages this gateway received",
-		RunE: func(*cobra.Command, []string) error {
-			return usageError(errors.New("give a subcommand: list"))
-		},
 	}
 	cmd.AddCommand(a.inboxListCommand())
 	return cmd

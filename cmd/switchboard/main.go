@@ -27,6 +27,10 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+
+	// outputRead says the root's flags were parsed and checked (PersistentPreRunE ran): output is
+	// the caller's choice; before that, run reads it from the command line itself.
+	outputRead bool
 }
 
 func main() {
@@ -59,9 +63,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err := refuseUnknownWords(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return exitOK
+	}
+	if !a.outputRead {
+		a.output = outputFromArgs(args)
 	}
 	return a.report(err)
 }
@@ -83,6 +93,7 @@ func (a *app) rootCommand() *cobra.Command {
 			if a.output != "human" && a.output != "json" {
 				return usageError(fmt.Errorf("--output must be human or json"))
 			}
+			a.outputRead = true
 			if a.config == "" {
 				a.config = a.getenv("SWITCHBOARD_CONFIG")
 			}
@@ -106,6 +117,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.benchCommand(),
 		a.versionCommand(),
 	)
+	strictTree(root)
 	return root
 }
 
