@@ -7,8 +7,13 @@ export CGO_ENABLED = 1
 
 .PHONY: build run test lint lint-go lint-openapi docs bench bench-tools fuzz clean
 
+## build: bin/switchboard, with the version `switchboard version` prints: `git describe` of the
+## checkout (a tag, commits since it and the commit, -dirty with uncommitted changes), or
+## VERSION=… when given. The revision, its time and the modified flag come from Go's VCS stamping
+## (absent under GOFLAGS=-buildvcs=false, as in CI).
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null)
 build:
-	$(GO) build -o $(BIN) ./cmd/switchboard
+	$(GO) build -ldflags "-X main.version=$(VERSION)" -o $(BIN) ./cmd/switchboard
 
 ## run: the quickstart stack on the embedded default (SQLite), with the mock SMS gateway.
 run: build

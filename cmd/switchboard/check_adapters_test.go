@@ -100,14 +100,7 @@ func TestCheckCompilesEveryAdapter(t *testing.T) {
 func TestCheckWithConfigBuildsProviders(t *testing.T) {
 	t.Parallel()
 	dir := quickstartCopy(t)
-	layout, err := prepareDevDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pkg, err := loadPackage(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pkg, layout, _ := serveFixture(t, dir)
 	if err := writeDevRuntime(layout, pkg, devSession{API: "http://127.0.0.1:1", Gateways: oneMockForAll(pkg, "http://127.0.0.1:2/"),
 		Clients: clientsOf(pkg)}); err != nil {
 		t.Fatal(err)

@@ -192,11 +192,4 @@ func (a *app) applyBulk(ctx context.Context, op *engine.Operator, action engine.
 }
 
 // maxArgs is cobra.MaximumNArgs with a usage exit code.
-func maxArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.MaximumNArgs(n)(cmd, args); err != nil {
-			return usageError(err)
-		}
-		return nil
-	}
-}
+func maxArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.MaximumNArgs(n)) }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -19,9 +18,6 @@ func (a *app) auditCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit",
 		Short: "Verify or export the audit journal",
-		RunE: func(*cobra.Command, []string) error {
-			return usageError(errors.New("give a subcommand: verify or export"))
-		},
 	}
 	cmd.AddCommand(a.auditVerifyCommand(), a.auditExportCommand())
 	return cmd

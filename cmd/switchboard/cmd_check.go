@@ -148,11 +148,4 @@ func (a *app) printCheck(dir string, pkg *packages.Package) error {
 }
 
 // exactArgs is cobra.ExactArgs with a usage exit code.
-func exactArgs(n int) cobra.PositionalArgs {
-	return func(cmd *cobra.Command, args []string) error {
-		if err := cobra.ExactArgs(n)(cmd, args); err != nil {
-			return usageError(err)
-		}
-		return nil
-	}
-}
+func exactArgs(n int) cobra.PositionalArgs { return usageArgs(cobra.ExactArgs(n)) }

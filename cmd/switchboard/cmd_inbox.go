@@ -14,15 +14,12 @@ import (
 	"switchboard/engine/runtime"
 )
 
-// inboxCommand is `switchboard inbox`: the messages received (docs/api.md, "The inbox"), read from
-// the database next to a running serve.
+// inboxCommand is `switchboard inbox`: the messages received, from peers and from gateways
+// (docs/api.md, "The inbox"), read from the database next to a running serve.
 func (a *app) inboxCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "inbox",
-		Short: "Read the peer messages this gateway received",
-		RunE: func(*cobra.Command, []string) error {
-			return usageError(errors.New("give a subcommand: list"))
-		},
+		Short: "Read the messages this gateway received: peer envelopes and inbound SMS, email and chat",
 	}
 	cmd.AddCommand(a.inboxListCommand())
 	return cmd
@@ -36,8 +33,12 @@ func (a *app) inboxListCommand() *cobra.Command {
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "list [--after CURSOR] [--limit N]",
-		Short: "List received peer messages, oldest first (-o json for whole payloads)",
-		Args:  exactArgs(0),
+		Short: "List received messages, from peers and from gateways, oldest first (-o json for whole payloads)",
+		Long: "List the inbox, oldest first: the envelopes peers sent to this gateway's peer providers, and the\n" +
+			"messages gateways delivered to its http providers (inbound SMS, email, chat), one line each with\n" +
+			"its channel and the provider that received it. The same entries as GET /v1/inbox; -o json gives\n" +
+			"every member, whole payloads included.",
+		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if limit < 1 || limit > engine.MaxListLimit {
 				return usageError(fmt.Errorf("--limit must be between 1 and %d", engine.MaxListLimit))
@@ -83,10 +84,15 @@ func (a *app) printInbox(p *api.InboxPage) error {
 		fmt.Fprintln(a.stdout, "no entries")
 	} else {
 		w := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(w, "ID\tFROM\tPROTOCOL\tMESSAGE ID\tRECEIVED\tBYTES\tPAYLOAD")
+		fmt.Fprintln(w, "ID\tCHANNEL\tPROVIDER\tFROM\tPROTOCOL\tMESSAGE ID\tRECEIVED\tBYTES\tPAYLOAD")
 		for i := range p.Entries {
 			e := &p.Entries[i]
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%d\t%s\n", termSafe(e.ID), termSafe(e.From), termSafe(e.Protocol), strconv.Quote(e.MessageID),
+			protocol := e.Protocol
+			if protocol == "" { // a gateway's entry
+				protocol = "-"
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n", termSafe(e.ID), termSafe(e.Channel), termSafe(e.Provider),
+				termSafe(e.From), termSafe(protocol), strconv.Quote(e.MessageID),
 				e.ReceivedAt.UTC().Format("2006-01-02T15:04:05.000Z07:00"), e.PayloadBytes, payloadPreview(e))
 		}
 		if err := w.Flush(); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -92,5 +93,42 @@ func TestInboxList(t *testing.T) {
 	out, _, code = cli(t, "--config", missing, "-o", "json", "inbox", "list")
 	if code != 3 || diagnosticCode(t, out) != "database.unreachable" {
 		t.Fatalf("a missing database: exit %d, %s", code, out)
+	}
+}
+
+// TestInboxListShowsChannelAndProvider: the human listing says where each entry came from, a
+// peer's envelope or a gateway's inbound SMS, and which provider took it.
+func TestInboxListShowsChannelAndProvider(t *testing.T) {
+	t.Parallel()
+	e := newAPIEnv(t, envOptions{})
+	at := e.clock.Now()
+	peer := engine.InboxEntry{Channel: engine.ChannelPeer, Provider: "peer-host", From: inboxSender, To: "12D3KooWHost",
+		Protocol: inboxProtocol, MessageID: "m-1", TsMs: 1, ReceivedAt: at, Payload: []byte("hello"),
+		Respond: func(id string) []byte { return []byte(`{"accepted":true,"inboxId":"` + id + `"}`) }}
+	if _, err := e.stack.store.PutInbox(context.Background(), peer); err != nil {
+		t.Fatal(err)
+	}
+	sms := engine.InboundItem{From: "+15550100999", To: "+15550100000", Text: "yes", ProviderReference: "gw-7", ReceivedAt: at}
+	if _, err := e.stack.store.PutInbound(context.Background(), "sms-gateway", engine.ChannelSMS, []engine.InboundItem{sms}); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := cli(t, "--config", e.stack.rt.Path, "inbox", "list")
+	if code != 0 {
+		t.Fatalf("inbox list: exit %d: %s", code, errOut)
+	}
+	var rows [][]string
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		rows = append(rows, strings.Fields(line))
+	}
+	if len(rows) != 4 || strings.Join(rows[0], " ") != "ID CHANNEL PROVIDER FROM PROTOCOL MESSAGE ID RECEIVED BYTES PAYLOAD" {
+		t.Fatalf("human output:\n%s", out)
+	}
+	for i, want := range [][]string{
+		{"peer", "peer-host", inboxSender, inboxProtocol, `"m-1"`},
+		{"sms", "sms-gateway", "+15550100999", "-", `"gw-7"`},
+	} {
+		if got := rows[i+1][1:6]; strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("entry %d shows %q, want %q:\n%s", i+1, got, want, out)
+		}
 	}
 }

@@ -20,9 +20,6 @@ func (a *app) messagesCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "messages",
 		Short: "List and show messages; retry, cancel or settle them (previewed unless --apply)",
-		RunE: func(*cobra.Command, []string) error {
-			return usageError(errors.New("give a subcommand: list, show, retry, cancel or settle"))
-		},
 	}
 	cmd.AddCommand(a.messagesListCommand(), a.messagesShowCommand(),
 		a.actionCommand(engine.ActionRetry), a.actionCommand(engine.ActionCancel), a.settleCommand())

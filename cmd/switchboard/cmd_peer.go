@@ -17,9 +17,6 @@ func (a *app) peerCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "peer",
 		Short: "Peer identity: write a key, print a peer id",
-		RunE: func(*cobra.Command, []string) error {
-			return usageError(errors.New("give a subcommand: keygen or id"))
-		},
 	}
 	cmd.AddCommand(a.peerKeygenCommand(), a.peerIDCommand())
 	return cmd

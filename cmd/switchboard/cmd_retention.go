@@ -49,9 +49,6 @@ func (a *app) retentionCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "retention",
 		Short: "Erase what the retention of the runtime file no longer allows to keep",
-		RunE: func(*cobra.Command, []string) error {
-			return usageError(errors.New("give a subcommand: erase-expired"))
-		},
 	}
 	cmd.AddCommand(a.eraseExpiredCommand())
 	return cmd

@@ -24,9 +24,6 @@ func (a *app) webhooksCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "webhooks",
 		Short: "Read the event outbox of the runtime file's endpoints, and deliver events again",
-		RunE: func(*cobra.Command, []string) error {
-			return usageError(errors.New("give a subcommand: list, events or redeliver"))
-		},
 	}
 	cmd.AddCommand(a.webhooksListCommand(), a.webhooksEventsCommand(), a.webhooksRedeliverCommand())
 	return cmd

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -48,15 +47,7 @@ func TestCrashesLoseNothing(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(fast), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := loadPackage(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := prepareDevDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	pkg, layout, api := serveFixture(t, dir)
 	gw := mockgw.New(mockgw.Options{CallbackURL: api + "/v1/provider-callbacks/sms-gateway", CallbackSecret: layout.callbackSecret,
 		FailTransient: 0.30, TimeoutAfterReceive: 0.05, Seed: 7, ReceiptDelay: 20 * time.Millisecond,
 		ReceiptAttempts: 40, ReceiptRetryDelay: 100 * time.Millisecond, Logger: slog.New(slog.DiscardHandler)})

@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/json"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -31,15 +30,7 @@ func TestEventsSurviveSIGKILL(t *testing.T) {
 	t.Parallel()
 	const total = 600
 	dir := quickstartCopy(t)
-	pkg, err := loadPackage(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := prepareDevDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
+	pkg, layout, api := serveFixture(t, dir)
 	gw := mockgw.New(mockgw.Options{CallbackURL: api + "/v1/provider-callbacks/sms-gateway", CallbackSecret: layout.callbackSecret,
 		ReceiptDelay: 20 * time.Millisecond, ReceiptAttempts: 40, ReceiptRetryDelay: 100 * time.Millisecond,
 		Logger: slog.New(slog.DiscardHandler)})

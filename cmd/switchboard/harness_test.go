@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"switchboard/packages"
 )
 
 // binary is the switchboard binary built once for the integration tests.
@@ -74,6 +76,21 @@ func copyTree(t testing.TB, src, dst string) {
 	if err != nil {
 		t.Fatalf("copy %s: %v", src, err)
 	}
+}
+
+// serveFixture loads the package in dir, writes its dev folder, and picks a free loopback address
+// for the API: what a test needs to write a runtime file (writeDevRuntime) and run serve on it.
+func serveFixture(t testing.TB, dir string) (*packages.Package, devPaths, string) {
+	t.Helper()
+	pkg, err := loadPackage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := prepareDevDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkg, layout, fmt.Sprintf("http://127.0.0.1:%d", freePort(t))
 }
 
 // cli runs the binary to completion and returns stdout, stderr and the exit code.

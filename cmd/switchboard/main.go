@@ -27,6 +27,10 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+
+	// outputRead says the root's flags were parsed and checked (PersistentPreRunE ran): output is
+	// the caller's choice; before that, run reads it from the command line itself.
+	outputRead bool
 }
 
 func main() {
@@ -59,23 +63,37 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	err := refuseUnknownWords(root, args)
+	if err == nil {
+		err = root.ExecuteContext(ctx)
+	}
 	if err == nil {
 		return exitOK
+	}
+	if !a.outputRead {
+		a.output = outputFromArgs(args)
 	}
 	return a.report(err)
 }
 
 func (a *app) rootCommand() *cobra.Command {
+	var showVersion bool
 	root := &cobra.Command{
 		Use:           "switchboard",
 		Short:         "A scriptable provider gateway: templates, providers, durable delivery",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if showVersion {
+				return a.printVersion()
+			}
+			return cmd.Help()
+		},
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
 			if a.output != "human" && a.output != "json" {
 				return usageError(fmt.Errorf("--output must be human or json"))
 			}
+			a.outputRead = true
 			if a.config == "" {
 				a.config = a.getenv("SWITCHBOARD_CONFIG")
 			}
@@ -84,6 +102,7 @@ func (a *app) rootCommand() *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&a.config, "config", "", "runtime file (also SWITCHBOARD_CONFIG)")
 	root.PersistentFlags().StringVarP(&a.output, "output", "o", "human", "output format: human or json")
+	root.Flags().BoolVar(&showVersion, "version", false, "print the version (as switchboard version does)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError(err) })
 	root.AddCommand(
 		a.initCommand(),
@@ -96,7 +115,9 @@ func (a *app) rootCommand() *cobra.Command {
 		a.messagesCommand(), a.auditCommand(), a.retentionCommand(),
 		a.peerCommand(), a.inboxCommand(), a.webhooksCommand(),
 		a.benchCommand(),
+		a.versionCommand(),
 	)
+	strictTree(root)
 	return root
 }
 

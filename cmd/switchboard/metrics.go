@@ -28,6 +28,7 @@ type metrics struct {
 	retention *prometheus.CounterVec
 	events    *prometheus.CounterVec
 	eventLag  *prometheus.HistogramVec
+	build     *prometheus.GaugeVec
 }
 
 func newMetrics() *metrics {
@@ -57,7 +58,12 @@ func newMetrics() *metrics {
 		eventLag: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "switchboard_webhook_delivery_lag_seconds",
 			Help:    "Time from a change being written to its event being delivered, by endpoint.",
 			Buckets: prometheus.ExponentialBuckets(0.005, 2, 18)}, []string{"endpoint"}),
+		build: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "switchboard_build_info",
+			Help: "Always 1; the labels say which build answers (as switchboard version prints it)."},
+			[]string{"version", "revision", "goversion"}),
 	}
+	v := currentVersion()
+	m.build.WithLabelValues(v.Version, v.Revision, v.Go).Set(1)
 	m.reg.MustRegister(append(m.own(), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))...)
 	return m
@@ -67,7 +73,7 @@ func newMetrics() *metrics {
 // (docs/operations.md, "Metrics" lists each, with the queue gauges read at scrape time).
 func (m *metrics) own() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts,
-		m.refusals, m.inbox, m.retention, m.events, m.eventLag}
+		m.refusals, m.inbox, m.retention, m.events, m.eventLag, m.build}
 }
 
 // observeRequest counts an answered API request.

@@ -52,14 +52,7 @@ func newScaleCluster(tb testing.TB, opts scaleOptions) *scaleCluster {
 		makePkg = scaleOutPackage
 	}
 	dir := makePkg(tb)
-	pkg, err := loadPackage(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	layout, err := prepareDevDir(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	pkg, layout, _ := serveFixture(tb, dir)
 	apis := make([]string, opts.instances)
 	for i := range apis {
 		apis[i] = loopbackAddr(tb)

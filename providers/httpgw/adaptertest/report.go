@@ -104,7 +104,7 @@ func (c CaseResult) writeText(b *strings.Builder, indent string) {
 		}
 		switch d.Problem {
 		case ProblemMissing:
-			fmt.Fprintf(b, "%s%s: missing (run with -update to write it); got:\n", indent, d.Section)
+			fmt.Fprintf(b, "%s%s: missing (run with --update to write it); got:\n", indent, d.Section)
 			writeIndented(b, indent+"  ", d.Got)
 		case ProblemUnexpected:
 			fmt.Fprintf(b, "%s%s: expected, but nothing produced it\n", indent, d.Section)

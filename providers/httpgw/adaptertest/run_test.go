@@ -95,7 +95,7 @@ func TestUpdateWritesExpectationsThatThenPass(t *testing.T) {
 	t.Parallel()
 	dir := adapterDir(t, map[string]string{"delivered.txtar": inputsOnly})
 	passed, failed, out := runDir(t, dir, false)
-	if passed != 0 || failed != 1 || !strings.Contains(out, "send1/request.http: missing (run with -update") {
+	if passed != 0 || failed != 1 || !strings.Contains(out, "send1/request.http: missing (run with --update") {
 		t.Fatalf("before update: passed %d failed %d\n%s", passed, failed, out)
 	}
 	if passed, failed, out = runDir(t, dir, true); passed != 1 || failed != 0 || !strings.Contains(out, "updated ") {
