@@ -27,6 +27,8 @@ type app struct {
 	stdout io.Writer
 	stderr io.Writer
 	getenv func(string) string
+	// hangups are serve's SIGHUPs (reload the TLS certificate); nil in every other command.
+	hangups <-chan os.Signal
 }
 
 func main() {
