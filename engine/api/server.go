@@ -120,6 +120,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
 		if s.crossSite(r) {
+			s.log.Debug("cross-site request refused", "client", s.cfg.TrustedProxies.ClientAddr(r), "route", r.URL.Path, "origin", r.Header.Get("Origin"))
 			s.writeProblem(rec, r, errCrossSite)
 			return
 		}
