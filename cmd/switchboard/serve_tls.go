@@ -32,7 +32,7 @@ func apiCertificates(rt *runtime.Runtime, log *slog.Logger) (*api.CertReloader, 
 	if err != nil {
 		return nil, environment("listener.failed", "listen.tls", err)
 	}
-	log.Info("the API listener serves TLS", "certFile", rt.Listen.TLS.CertFile, "notAfter", certs.Current().Leaf.NotAfter)
+	log.Info("the API listener serves TLS", "certFile", rt.Listen.TLS.CertFile, "notAfter", api.NotAfter(certs.Current()))
 	return certs, nil
 }
 

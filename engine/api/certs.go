@@ -136,7 +136,15 @@ func (c *CertReloader) load(stamp pairStamps) error {
 	}
 	old := c.cert.Swap(&cert)
 	if old != nil {
-		c.log.Info("TLS certificate reloaded", "certFile", c.certFile, "notAfter", cert.Leaf.NotAfter)
+		c.log.Info("TLS certificate reloaded", "certFile", c.certFile, "notAfter", NotAfter(&cert))
 	}
 	return nil
+}
+
+// NotAfter is the end of the validity of cert's leaf, or the zero time when it was not parsed.
+func NotAfter(cert *tls.Certificate) time.Time {
+	if cert == nil || cert.Leaf == nil {
+		return time.Time{}
+	}
+	return cert.Leaf.NotAfter
 }
