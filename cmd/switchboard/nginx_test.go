@@ -126,9 +126,9 @@ func nginxBinary(t *testing.T) string {
 		}
 	}
 	if os.Getenv("SWITCHBOARD_REQUIRE_NGINX") == "1" {
-		t.Fatal("nginx is not installed (apt-get install nginx) and SWITCHBOARD_REQUIRE_NGINX=1")
+		t.Fatal("SWITCHBOARD_REQUIRE_NGINX=1 but nginx is not installed: apt-get install nginx")
 	}
-	t.Skip("nginx is not installed (apt-get install nginx)")
+	t.Skip("needs nginx on PATH or in /usr/sbin: apt-get install nginx (.ci/run installs it)")
 	return ""
 }
 
