@@ -2,7 +2,6 @@ package api
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"crypto/tls"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"net/http/httptrace"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -27,13 +25,13 @@ type tlsSetup struct {
 	first  enginetest.CertPair
 	clock  *enginetest.FakeClock
 	certs  *CertReloader
-	logs   *lockedBuffer
+	logs   *enginetest.Buffer
 	server *HTTPServer
 }
 
 func newTLSSetup(t *testing.T) *tlsSetup {
 	t.Helper()
-	s := &tlsSetup{dir: t.TempDir(), clock: enginetest.NewFakeClock(time.Now()), logs: &lockedBuffer{}}
+	s := &tlsSetup{dir: t.TempDir(), clock: enginetest.NewFakeClock(time.Now()), logs: &enginetest.Buffer{}}
 	s.first = enginetest.WriteCertPair(t, s.dir, "server", 100)
 	var err error
 	log := slog.New(slog.NewJSONHandler(s.logs, nil))
@@ -239,22 +237,4 @@ func mustCopy(t *testing.T, from, to string) {
 	if err := os.WriteFile(to, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// lockedBuffer is a log sink that handshakes on the server's goroutines write to.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
