@@ -12,6 +12,9 @@ import (
 	"switchboard/engine"
 )
 
+// notReloaded is the log line of a pair that does not load.
+const notReloaded = "the TLS certificate was not reloaded; the previous one is still served"
+
 // CertCheckInterval is how often, at most, a handshake makes CertReloader look at its files.
 const CertCheckInterval = 5 * time.Second
 
@@ -75,7 +78,7 @@ func (c *CertReloader) Reload() error {
 		err = c.load(stamp)
 	}
 	if err != nil {
-		c.log.Error("the TLS certificate was not reloaded; the previous one is still served", "certFile", c.certFile, "keyFile", c.keyFile, "err", err)
+		c.log.Error(notReloaded, "after", "reload", "certFile", c.certFile, "keyFile", c.keyFile, "err", err)
 	}
 	return err
 }
@@ -101,15 +104,17 @@ func (c *CertReloader) maybeReload() {
 		return
 	}
 	c.checked = now
-	stamp, err := c.stamps()
-	if err == nil && stamp == c.stamp {
+	stamp, err := c.stamps() // a file gone stamps as zero: said once, until it is back
+	if stamp == c.stamp {
 		return
 	}
 	if err == nil {
 		err = c.load(stamp)
+	} else {
+		c.stamp = stamp
 	}
 	if err != nil {
-		c.log.Error("the TLS certificate files changed but do not load; the previous certificate is still served", "certFile", c.certFile, "keyFile", c.keyFile, "err", err)
+		c.log.Error(notReloaded, "after", "files changed", "certFile", c.certFile, "keyFile", c.keyFile, "err", err)
 	}
 }
 

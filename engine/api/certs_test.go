@@ -164,12 +164,12 @@ func TestTLSRotation(t *testing.T) {
 	if serial, _ := s.get(t, s.client()); serial != 101 {
 		t.Fatalf("a pair that does not load replaced the certificate: serial %d", serial)
 	}
-	if n := strings.Count(s.logs.String(), "do not load"); n != 1 {
+	if n := strings.Count(s.logs.String(), `"after":"files changed"`); n != 1 {
 		t.Fatalf("%d failure lines, want 1:\n%s", n, s.logs.String())
 	}
 	s.clock.Advance(CertCheckInterval)
 	s.get(t, s.client())
-	if n := strings.Count(s.logs.String(), "do not load"); n != 1 {
+	if n := strings.Count(s.logs.String(), `"after":"files changed"`); n != 1 {
 		t.Fatalf("unchanged bad files were tried again: %d failure lines", n)
 	}
 	if err := s.certs.Reload(); err == nil || !strings.Contains(err.Error(), "private key does not match") {
@@ -177,6 +177,25 @@ func TestTLSRotation(t *testing.T) {
 	}
 	if serial, _ := s.get(t, s.client()); serial != 101 {
 		t.Fatalf("a failed Reload replaced the certificate: serial %d", serial)
+	}
+
+	// A key file gone is said once too; once the files are back and right, they load.
+	if err := os.Remove(second.KeyFile); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		s.clock.Advance(CertCheckInterval)
+		if serial, _ := s.get(t, s.client()); serial != 101 {
+			t.Fatalf("with the key file gone: serial %d", serial)
+		}
+	}
+	if n := strings.Count(s.logs.String(), `"after":"files changed"`); n != 2 {
+		t.Fatalf("%d failure lines after the key file went, want 2:\n%s", n, s.logs.String())
+	}
+	enginetest.WriteCertPair(t, s.dir, "server", 104)
+	s.clock.Advance(CertCheckInterval)
+	if serial, _ := s.get(t, s.client()); serial != 104 {
+		t.Fatalf("the files back: serial %d, want 104", serial)
 	}
 }
 
