@@ -23,6 +23,9 @@ func (a *app) serveCommand() *cobra.Command {
 				}
 				defer stop()
 			}
+			hangups, stop := notifyHangups()
+			defer stop()
+			a.hangups = hangups
 			return a.serve(cmd.Context(), a.config, nil, nil)
 		},
 	}
@@ -32,13 +35,21 @@ func (a *app) serveCommand() *cobra.Command {
 
 // serve loads the runtime file and runs the stack until ctx ends. When apiLn (metricsLn) is
 // given it is used instead of binding listen.api (listen.metrics): dev binds first to learn
-// the ports.
+// the ports. Each signal from a.hangups (serve's SIGHUPs; none under dev) reloads the TLS
+// certificate.
 func (a *app) serve(ctx context.Context, path string, apiLn, metricsLn net.Listener) error {
 	log := newLogger(a.stderr, a.getenv)
 	rt, pkg, err := loadRuntime(path, a.getenv)
 	if err != nil {
 		return err
 	}
+	certs, err := apiCertificates(rt, log)
+	if err != nil {
+		return err
+	}
+	reloadCtx, stopReloads := context.WithCancel(ctx)
+	defer stopReloads()
+	go reloadOnHangup(reloadCtx, a.hangups, certs, log)
 	st, err := buildStack(ctx, rt, pkg, log, engine.SystemClock{})
 	if err != nil {
 		return err
@@ -56,5 +67,5 @@ func (a *app) serve(ctx context.Context, path string, apiLn, metricsLn net.Liste
 			return environment("listener.failed", "listen.metrics", err)
 		}
 	}
-	return st.run(ctx, apiLn, metricsLn)
+	return st.run(ctx, withTLS(apiLn, certs), metricsLn)
 }

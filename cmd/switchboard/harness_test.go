@@ -12,11 +12,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"switchboard/engine/enginetest"
 	"switchboard/packages"
 )
 
@@ -120,22 +120,8 @@ type devStack struct {
 	done    chan struct{}
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer collects a process's output while the test reads it.
+type syncBuffer = enginetest.Buffer
 
 // startDev starts `switchboard dev DIR --port 0` and waits until /ready answers 200.
 func startDev(t *testing.T, dir string) *devStack {

@@ -31,6 +31,8 @@ type app struct {
 	// outputRead says the root's flags were parsed and checked (PersistentPreRunE ran): output is
 	// the caller's choice; before that, run reads it from the command line itself.
 	outputRead bool
+	// hangups are serve's SIGHUPs (reload the TLS certificate); nil in every other command.
+	hangups <-chan os.Signal
 }
 
 func main() {

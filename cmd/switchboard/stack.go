@@ -158,7 +158,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Limiter: auth.NewLimiter(s.clock), PseudonymKey: pseudoKey, Receipts: receipts,
 		Clock: s.clock, Logger: log, Ready: st.Ready, Observe: s.metrics.observeRequest,
 		Inbox: st, GatewayInbox: st, Journal: st, Operations: s.operations, Figures: figures, VerifyJournal: verifyJournal(st),
-		Console: consoleConfig(rt, pkg),
+		Console: consoleConfig(rt, pkg), PublicURL: rt.PublicURL, TrustedProxies: rt.Listen.TrustedProxies,
 		SLO: api.SLOSource{Figures: s.dispatcher.Figures, BatchSize: rt.Dispatch.BatchSize,
 			MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes, Concurrency: rt.Dispatch.Concurrency},
 	})

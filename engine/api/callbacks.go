@@ -32,7 +32,7 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := handler.VerifyCallback(r, r.PathValue("token"), body); err != nil {
-		s.log.Debug("callback unverified", "provider", providerID, "err", err)
+		s.log.Debug("callback unverified", "provider", providerID, "client", s.cfg.TrustedProxies.ClientAddr(r), "err", err)
 		s.writeProblem(w, r, engine.ErrCallbackUnverified)
 		return
 	}

@@ -71,9 +71,9 @@ func (s *Server) writeProblem(w http.ResponseWriter, r *http.Request, err error)
 	}
 	trace := traceOf(w)
 	if info.status >= 500 {
-		s.log.Error("request failed", "traceId", trace, "route", r.URL.Path, "code", p.Code, "err", p.Err)
+		s.log.Error("request failed", "traceId", trace, "route", r.URL.Path, "code", p.Code, "client", s.cfg.TrustedProxies.ClientAddr(r), "err", p.Err)
 	} else if p.Err != nil {
-		s.log.Debug("request refused", "traceId", trace, "code", p.Code, "err", p.Err)
+		s.log.Debug("request refused", "traceId", trace, "code", p.Code, "client", s.cfg.TrustedProxies.ClientAddr(r), "err", p.Err)
 	}
 	h := w.Header()
 	if p.RetryAfter > 0 {

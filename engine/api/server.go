@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"switchboard/engine"
@@ -52,6 +53,13 @@ type Config struct {
 	Figures       *engine.Figures    // GET /v1/figures
 	VerifyJournal JournalCheck       // GET and POST /v1/audit/verification
 	Console       ConsoleConfig      // /console/ when Enabled
+
+	// PublicURL is the runtime's publicUrl (nil without one): its origin is the API's own for
+	// the cross-site check, whatever Host a reverse proxy passes on.
+	PublicURL *url.URL
+	// TrustedProxies are the peers whose X-Forwarded-* headers are believed (client addresses
+	// in logs, the origin of the cross-site check); empty believes none.
+	TrustedProxies Proxies
 }
 
 // Server is the HTTP API.
@@ -97,7 +105,7 @@ func (s *Server) Handler() http.Handler {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
 			if v := recover(); v != nil {
-				s.log.Error("panic in handler", "traceId", traceOf(rec), "panic", v)
+				s.log.Error("panic in handler", "traceId", traceOf(rec), "client", s.cfg.TrustedProxies.ClientAddr(r), "panic", v)
 				if !rec.wrote {
 					s.writeProblem(rec, r, engine.ErrServiceUnavailable)
 				}
@@ -111,7 +119,8 @@ func (s *Server) Handler() http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
-		if crossSite(r) {
+		if s.crossSite(r) {
+			s.log.Debug("cross-site request refused", "client", s.cfg.TrustedProxies.ClientAddr(r), "route", r.URL.Path, "origin", r.Header.Get("Origin"))
 			s.writeProblem(rec, r, errCrossSite)
 			return
 		}

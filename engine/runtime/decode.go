@@ -66,7 +66,7 @@ func isDigest(s string) bool {
 
 // decodeListen reads `listen`.
 func (r *reader) decodeListen(doc *mapping) Listen {
-	m := doc.child("listen", "api", "metrics")
+	m := doc.child("listen", "api", "metrics", "tls", "trustedProxies")
 	l := Listen{API: DefaultAPIListen, Metrics: DefaultMetricsListen}
 	if text, _, _, ok := m.scalar("api"); ok {
 		if checkListenAddr(m, "api", text) {
@@ -82,6 +82,8 @@ func (r *reader) decodeListen(doc *mapping) Listen {
 	if l.Metrics != "" && l.Metrics == l.API && !strings.HasSuffix(l.API, ":0") {
 		m.fail("metrics", "must differ from listen.api")
 	}
+	l.TLS = r.decodeListenTLS(m)
+	l.TrustedProxies = r.decodeTrustedProxies(m)
 	return l
 }
 

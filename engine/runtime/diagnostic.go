@@ -12,7 +12,8 @@ const (
 	// CodeInvalid: the file (or a value it references) breaks a rule. Exit 1.
 	CodeInvalid = "runtime.invalid"
 	// CodeUnreadable: the runtime file, or a file or folder it names (package root,
-	// secrets root, jwksFile, trustedCaFile), is missing or cannot be read. Exit 3.
+	// secrets root, jwksFile, trustedCaFile, listen.tls's certFile and keyFile), is missing or
+	// cannot be read. Exit 3.
 	CodeUnreadable = "runtime.unreadable"
 	// CodeSecretUnreadable: a referenced secret is missing, unreadable or empty. Exit 3.
 	CodeSecretUnreadable = "secret.unreadable"

@@ -61,7 +61,7 @@ func TestLoadSpecExample(t *testing.T) {
 	if rt.Package != wantPkg {
 		t.Errorf("Package = %+v, want %+v", rt.Package, wantPkg)
 	}
-	if rt.Listen != (Listen{API: "127.0.0.1:8107", Metrics: "127.0.0.1:9107"}) {
+	if l := rt.Listen; l.API != "127.0.0.1:8107" || l.Metrics != "127.0.0.1:9107" || l.TLS != nil || l.TrustedProxies != nil {
 		t.Errorf("Listen = %+v", rt.Listen)
 	}
 	if rt.Database.Driver != "sqlite" || rt.Database.Path != filepath.Join(b.dir, "data", "switchboard.db") ||
@@ -142,7 +142,7 @@ func TestLoadDefaults(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	rt := b.mustLoad(t, doc(nil))
-	if rt.Listen != (Listen{API: DefaultAPIListen, Metrics: DefaultMetricsListen}) {
+	if l := rt.Listen; l.API != DefaultAPIListen || l.Metrics != DefaultMetricsListen || l.TLS != nil || l.TrustedProxies != nil {
 		t.Errorf("Listen = %+v", rt.Listen)
 	}
 	if rt.Authentication.ScopeClaim != "scope" || rt.Authentication.ClientClaim != "client_id" {

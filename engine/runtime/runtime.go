@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"net/netip"
 	"net/url"
 	"time"
 )
@@ -68,6 +69,20 @@ type Listen struct {
 	// Metrics is the Prometheus listener; default 127.0.0.1:9107. An explicit empty string
 	// (`metrics: ""`) turns the metrics listener off. It never equals API.
 	Metrics string
+	// TLS, when set, makes the API listener serve HTTPS (member `tls`); nil = plain HTTP.
+	TLS *TLS
+	// TrustedProxies are the peers whose X-Forwarded-For, X-Forwarded-Host and
+	// X-Forwarded-Proto the API believes (member `trustedProxies`); empty = none.
+	TrustedProxies []netip.Prefix
+}
+
+// TLS is the certificate the API listener serves (member `listen.tls`). Load checked that the
+// files exist and make a pair; serve reads them again whenever they change.
+type TLS struct {
+	// CertFile is the absolute path of the PEM certificate chain, the leaf first.
+	CertFile string
+	// KeyFile is the absolute path of the PEM private key of the leaf.
+	KeyFile string
 }
 
 // Database says where state lives.
