@@ -8,6 +8,8 @@ import (
 	"net"
 	"time"
 
+	"github.com/coreos/go-systemd/v22/daemon"
+
 	"switchboard/engine"
 	"switchboard/engine/admission"
 	"switchboard/engine/api"
@@ -199,11 +201,13 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	// Deliveries in flight end before the store closes, whichever way run returns.
 	defer func() { stopWebhooks(); <-webhooksDone }()
 	s.log.Info("serving", "api", apiLn.Addr().String(), "package", s.pkg.Digest)
+	notifyService(s.log, daemon.SdNotifyReady) // migrated, every listener bound
 	var runErr error
 	select {
 	case <-ctx.Done():
 	case runErr = <-errs:
 	}
+	notifyService(s.log, daemon.SdNotifyStopping)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx)

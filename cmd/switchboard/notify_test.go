@@ -1,0 +1,104 @@
+package main
+
+import (
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// serve under systemd's Type=notify (deploy/switchboard.service): READY=1 comes once the
+// database is migrated and every listener answers, never before, and STOPPING=1 when a
+// graceful stop begins.
+func TestServeNotifiesTheServiceManager(t *testing.T) {
+	t.Parallel()
+	dir := quickstartCopy(t)
+	pkg, err := loadPackage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	layout, err := prepareDevDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api, metricsAddr := loopbackAddr(t), loopbackAddr(t)
+	session := devSession{API: "http://" + api, Gateways: oneMockForAll(pkg, "http://127.0.0.1:9"), Clients: clientsOf(pkg)}
+	if err := writeDevRuntime(layout, pkg, session); err != nil {
+		t.Fatal(err)
+	}
+	runtimePath := editRuntime(t, layout.runtimePath, "runtime-notify.yaml", func(doc map[string]any) {
+		doc["listen"] = map[string]any{"api": api, "metrics": metricsAddr}
+	})
+
+	// A unix socket path must stay under 108 bytes: t.TempDir's can be longer.
+	sockDir, err := os.MkdirTemp("", "sbn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sock := filepath.Join(sockDir, "notify")
+	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: sock, Net: "unixgram"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+
+	in := &scaleInstance{tb: t, bin: binary, runtime: runtimePath, api: "http://" + api, logs: &syncBuffer{},
+		env: append(os.Environ(), "SWITCHBOARD_CONFIG=", "NOTIFY_SOCKET="+sock)}
+	in.start()
+	t.Cleanup(func() {
+		in.kill()
+		if t.Failed() {
+			t.Logf("serve logs (tail):\n%s", tail(in.logs.String(), 8000))
+		}
+	})
+
+	if got := readNotification(t, conn); got != "READY=1" {
+		t.Fatalf("first notification %q, want READY=1", got)
+	}
+	// Right at READY=1: the database is migrated (/ready says so) and both listeners answer.
+	// The process is not asked again later: a notification sent before the listeners were
+	// bound would meet a refused connection here.
+	client := &http.Client{Timeout: 10 * time.Second}
+	for _, url := range []string{in.api + "/ready", "http://" + metricsAddr + "/metrics"} {
+		resp, err := client.Get(url)
+		if err != nil {
+			t.Fatalf("GET %s at READY=1: %v", url, err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s at READY=1: %d, want 200", url, resp.StatusCode)
+		}
+	}
+
+	in.mu.Lock()
+	proc, done := in.cmd.Process, in.done
+	in.mu.Unlock()
+	if err := proc.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if got := readNotification(t, conn); got != "STOPPING=1" {
+		t.Fatalf("notification after SIGTERM %q, want STOPPING=1", got)
+	}
+	<-done
+	if code := in.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("serve exited %d after SIGTERM, want 0", code)
+	}
+}
+
+// readNotification reads one datagram from the notify socket, failing after a minute.
+func readNotification(t *testing.T, conn *net.UnixConn) string {
+	t.Helper()
+	if err := conn.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	n, err := conn.Read(buf)
+	if err != nil {
+		t.Fatalf("no notification: %v", err)
+	}
+	return string(buf[:n])
+}
