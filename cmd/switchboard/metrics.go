@@ -29,6 +29,11 @@ type metrics struct {
 	events    *prometheus.CounterVec
 	eventLag  *prometheus.HistogramVec
 	build     *prometheus.GaugeVec
+	swept     prometheus.Gauge
+	// verifications, chainsBroken and verifiedAt are the journal verifications serve ran.
+	verifications *prometheus.CounterVec
+	chainsBroken  prometheus.Gauge
+	verifiedAt    prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -61,6 +66,14 @@ func newMetrics() *metrics {
 		build: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "switchboard_build_info",
 			Help: "Always 1; the labels say which build answers (as switchboard version prints it)."},
 			[]string{"version", "revision", "goversion"}),
+		swept: prometheus.NewGauge(prometheus.GaugeOpts{Name: "switchboard_retention_last_sweep_timestamp_seconds",
+			Help: "Unix time at which this instance's last retention sweep went through every kind (0 before one has)."}),
+		verifications: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_audit_verifications_total",
+			Help: "Journal verifications this instance ran, by result (intact, broken, unreadable)."}, []string{"result"}),
+		chainsBroken: prometheus.NewGauge(prometheus.GaugeOpts{Name: "switchboard_audit_chains_broken",
+			Help: "Journal chains the last verification this instance finished found broken."}),
+		verifiedAt: prometheus.NewGauge(prometheus.GaugeOpts{Name: "switchboard_audit_last_verification_timestamp_seconds",
+			Help: "Unix time of the last verification this instance read the whole journal for (0 before one has)."}),
 	}
 	v := currentVersion()
 	m.build.WithLabelValues(v.Version, v.Revision, v.Go).Set(1)
@@ -73,7 +86,7 @@ func newMetrics() *metrics {
 // (docs/operations.md, "Metrics" lists each, with the queue gauges read at scrape time).
 func (m *metrics) own() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts,
-		m.refusals, m.inbox, m.retention, m.events, m.eventLag, m.build}
+		m.refusals, m.inbox, m.retention, m.events, m.eventLag, m.build, m.swept, m.verifications, m.chainsBroken, m.verifiedAt}
 }
 
 // observeRequest counts an answered API request.
@@ -121,6 +134,27 @@ func (m *metrics) observeEvent(endpoint, outcome string, lag time.Duration) {
 // observeErasure counts what one retention batch erased.
 func (m *metrics) observeErasure(kind engine.EraseKind, erased int) {
 	m.retention.WithLabelValues(string(kind)).Add(float64(erased))
+}
+
+// observeSweep records a retention sweep that went through every kind.
+func (m *metrics) observeSweep(at time.Time) {
+	m.swept.Set(float64(at.Unix()))
+}
+
+// observeJournal records a verification of the journal that ended at at: err is a failure to
+// read it to the end, broken the number of chains that do not hold.
+func (m *metrics) observeJournal(at time.Time, broken int, err error) {
+	switch {
+	case err != nil:
+		m.verifications.WithLabelValues("unreadable").Inc()
+		return
+	case broken > 0:
+		m.verifications.WithLabelValues("broken").Inc()
+	default:
+		m.verifications.WithLabelValues("intact").Inc()
+	}
+	m.chainsBroken.Set(float64(broken))
+	m.verifiedAt.Set(float64(at.Unix()))
 }
 
 // handler serves /metrics, with the queue gauges read from the store at scrape time.

@@ -159,8 +159,9 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Submitter: submitter, Auth: verifier,
 		Limiter: auth.NewLimiter(s.clock), PseudonymKey: pseudoKey, Receipts: receipts,
 		Clock: s.clock, Logger: log, Ready: st.Ready, Observe: s.metrics.observeRequest,
-		Inbox: st, GatewayInbox: st, Journal: st, Operations: s.operations, Figures: figures, VerifyJournal: verifyJournal(st),
-		Console: consoleConfig(rt, pkg), PublicURL: rt.PublicURL, TrustedProxies: rt.Listen.TrustedProxies,
+		Inbox: st, GatewayInbox: st, Journal: st, Operations: s.operations, Figures: figures,
+		VerifyJournal: observedJournalCheck(verifyJournal(st), s.metrics, s.clock),
+		Console:       consoleConfig(rt, pkg), PublicURL: rt.PublicURL, TrustedProxies: rt.Listen.TrustedProxies,
 		SLO: api.SLOSource{Figures: s.dispatcher.Figures, BatchSize: rt.Dispatch.BatchSize,
 			MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes, Concurrency: rt.Dispatch.Concurrency},
 	})
@@ -190,6 +191,7 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	dispatchDone := make(chan error, 1)
 	go func() { dispatchDone <- s.dispatcher.Run(ctx) }()
 	go func() { _ = s.operations.Run(ctx) }()
+	go s.checkJournalOn(ctx, journalSchedule(ctx))
 	webhooksCtx, stopWebhooks := context.WithCancel(ctx)
 	webhooksDone := make(chan struct{})
 	go func() {
