@@ -30,6 +30,7 @@ type metrics struct {
 	eventLag  *prometheus.HistogramVec
 	build     *prometheus.GaugeVec
 	swept     prometheus.Gauge
+	accepted  prometheus.Counter
 	// verifications, chainsBroken and verifiedAt are the journal verifications serve ran.
 	verifications *prometheus.CounterVec
 	chainsBroken  prometheus.Gauge
@@ -66,6 +67,8 @@ func newMetrics() *metrics {
 		build: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "switchboard_build_info",
 			Help: "Always 1; the labels say which build answers (as switchboard version prints it)."},
 			[]string{"version", "revision", "goversion"}),
+		accepted: prometheus.NewCounter(prometheus.CounterOpts{Name: "switchboard_messages_accepted_total",
+			Help: "Messages this instance accepted (made durable and answered 202; a replay of a key is not counted)."}),
 		swept: prometheus.NewGauge(prometheus.GaugeOpts{Name: "switchboard_retention_last_sweep_timestamp_seconds",
 			Help: "Unix time at which this instance's last retention sweep went through every kind (0 before one has)."}),
 		verifications: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_audit_verifications_total",
@@ -77,6 +80,9 @@ func newMetrics() *metrics {
 	}
 	v := currentVersion()
 	m.build.WithLabelValues(v.Version, v.Revision, v.Go).Set(1)
+	for _, r := range []string{"intact", "broken", "unreadable"} {
+		m.verifications.WithLabelValues(r) // at 0 from the start, so that the first one counts as an increase
+	}
 	m.reg.MustRegister(append(m.own(), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))...)
 	return m
@@ -86,7 +92,7 @@ func newMetrics() *metrics {
 // (docs/operations.md, "Metrics" lists each, with the queue gauges read at scrape time).
 func (m *metrics) own() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts,
-		m.refusals, m.inbox, m.retention, m.events, m.eventLag, m.build, m.swept, m.verifications, m.chainsBroken, m.verifiedAt}
+		m.refusals, m.inbox, m.retention, m.events, m.eventLag, m.build, m.accepted, m.swept, m.verifications, m.chainsBroken, m.verifiedAt}
 }
 
 // observeRequest counts an answered API request.

@@ -142,7 +142,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Clock: s.clock,
 		PayloadRetention: time.Duration(rt.Retention.PayloadDays) * 24 * time.Hour,
 		ReceiptWindow:    time.Duration(rt.Retention.SubmissionReceiptDays) * 24 * time.Hour,
-		OnAccepted:       func() { s.dispatcher.Wake(); figures.Accepted() },
+		OnAccepted:       func() { s.dispatcher.Wake(); figures.Accepted(); s.metrics.accepted.Inc() },
 		Intake:           intake,
 	})
 	if s.operations, err = newOperations(st, pkg, s.clock, log); err != nil {
