@@ -10,9 +10,11 @@ import (
 	"time"
 )
 
-// serve under systemd's Type=notify (deploy/switchboard.service): READY=1 comes once the
-// database is migrated and every listener answers, never before, and STOPPING=1 when a
-// graceful stop begins.
+// serve as deploy/switchboard.service runs it: the runtime file takes its secrets from
+// $CREDENTIALS_DIRECTORY (read-only copies, as LoadCredential makes them) and keeps the
+// database in $STATE_DIRECTORY, as docs/operations.md ("Running under systemd") says; and
+// under Type=notify, READY=1 comes once the database is migrated and every listener answers,
+// never before, and STOPPING=1 when a graceful stop begins.
 func TestServeNotifiesTheServiceManager(t *testing.T) {
 	t.Parallel()
 	dir := quickstartCopy(t)
@@ -29,8 +31,25 @@ func TestServeNotifiesTheServiceManager(t *testing.T) {
 	if err := writeDevRuntime(layout, pkg, session); err != nil {
 		t.Fatal(err)
 	}
+	credentials, state := t.TempDir(), t.TempDir()
+	entries, err := os.ReadDir(layout.secrets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(layout.secrets, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(credentials, e.Name()), b, 0o400); err != nil {
+			t.Fatal(err)
+		}
+	}
 	runtimePath := editRuntime(t, layout.runtimePath, "runtime-notify.yaml", func(doc map[string]any) {
 		doc["listen"] = map[string]any{"api": api, "metrics": metricsAddr}
+		doc["secrets"] = map[string]any{"file": map[string]any{"root": "${CREDENTIALS_DIRECTORY:-/etc/switchboard/credentials}"}}
+		doc["database"] = map[string]any{"driver": "sqlite", "path": "${STATE_DIRECTORY:-/var/lib/switchboard}/switchboard.db"}
+		doc["authentication"].(map[string]any)["oidc"].(map[string]any)["jwksFile"] = "${CREDENTIALS_DIRECTORY}/jwks.json"
 	})
 
 	// A unix socket path must stay under 108 bytes: t.TempDir's can be longer.
@@ -47,7 +66,8 @@ func TestServeNotifiesTheServiceManager(t *testing.T) {
 	t.Cleanup(func() { conn.Close() })
 
 	in := &scaleInstance{tb: t, bin: binary, runtime: runtimePath, api: "http://" + api, logs: &syncBuffer{},
-		env: append(os.Environ(), "SWITCHBOARD_CONFIG=", "NOTIFY_SOCKET="+sock)}
+		env: append(os.Environ(), "SWITCHBOARD_CONFIG=", "NOTIFY_SOCKET="+sock,
+			"CREDENTIALS_DIRECTORY="+credentials, "STATE_DIRECTORY="+state)}
 	in.start()
 	t.Cleanup(func() {
 		in.kill()
@@ -72,6 +92,10 @@ func TestServeNotifiesTheServiceManager(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("GET %s at READY=1: %d, want 200", url, resp.StatusCode)
 		}
+	}
+
+	if _, err := os.Stat(filepath.Join(state, "switchboard.db")); err != nil {
+		t.Fatalf("the database is not in $STATE_DIRECTORY: %v", err)
 	}
 
 	in.mu.Lock()
