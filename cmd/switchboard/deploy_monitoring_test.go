@@ -252,13 +252,7 @@ func TestDashboardImportsWithItsDataSourceAsInput(t *testing.T) {
 // every query of the dashboard, each made a recording rule with Grafana's variables filled in.
 func TestAlertRulesAndDashboardQueriesWithPromtool(t *testing.T) {
 	t.Parallel()
-	promtool, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("SWITCHBOARD_REQUIRE_PROMTOOL") == "1" {
-			t.Fatal("promtool is required (Debian package prometheus) but not on PATH")
-		}
-		t.Skip("promtool not on PATH (Debian package prometheus)")
-	}
+	promtool := lookTool(t, "promtool", "prometheus", "SWITCHBOARD_REQUIRE_PROMTOOL")
 	run := func(args ...string) {
 		t.Helper()
 		out, err := exec.Command(promtool, args...).CombinedOutput()

@@ -12,6 +12,21 @@ import (
 
 const unitFile = "../../deploy/switchboard.service"
 
+// lookTool finds program on PATH for a test of deploy/. Without it the test skips, saying
+// which Debian package brings it, unless the environment variable require is 1 (CI sets it),
+// where it fails instead.
+func lookTool(t *testing.T, program, debianPackage, require string) string {
+	t.Helper()
+	path, err := exec.LookPath(program)
+	if err != nil {
+		if os.Getenv(require) == "1" {
+			t.Fatalf("%s is required (%s=1; Debian package %s) but not on PATH", program, require, debianPackage)
+		}
+		t.Skipf("%s not on PATH (Debian package %s)", program, debianPackage)
+	}
+	return path
+}
+
 // unitSettings reads a unit file's "Key=value" lines (comments and sections left out); a key
 // given several times keeps each value.
 func unitSettings(t *testing.T, text string) map[string][]string {
@@ -62,13 +77,7 @@ func TestSystemdUnitSettings(t *testing.T) {
 // verify exits 0 on unknown keys and bad values, only warning, so any output fails too.
 func TestSystemdUnitVerifies(t *testing.T) {
 	t.Parallel()
-	analyze, err := exec.LookPath("systemd-analyze")
-	if err != nil {
-		if os.Getenv("SWITCHBOARD_REQUIRE_SYSTEMD_ANALYZE") == "1" {
-			t.Fatal("systemd-analyze is required (Debian package systemd) but not on PATH")
-		}
-		t.Skip("systemd-analyze not on PATH (Debian package systemd)")
-	}
+	analyze := lookTool(t, "systemd-analyze", "systemd", "SWITCHBOARD_REQUIRE_SYSTEMD_ANALYZE")
 	raw, err := os.ReadFile(unitFile)
 	if err != nil {
 		t.Fatal(err)
