@@ -12,7 +12,8 @@ import (
 
 // serve as deploy/switchboard.service runs it: the runtime file takes its secrets from
 // $CREDENTIALS_DIRECTORY (read-only copies, as LoadCredential makes them) and keeps the
-// database in $STATE_DIRECTORY, as docs/operations.md ("Running under systemd") says; and
+// database in $STATE_DIRECTORY, as docs/operations.md ("Running under systemd") says, with no
+// memory both writable and executable (MemoryDenyWriteExecute); and
 // under Type=notify, READY=1 comes once the database is migrated and every listener answers,
 // never before, and STOPPING=1 when a graceful stop begins.
 func TestServeNotifiesTheServiceManager(t *testing.T) {
@@ -68,6 +69,13 @@ func TestServeNotifiesTheServiceManager(t *testing.T) {
 	in := &scaleInstance{tb: t, bin: binary, runtime: runtimePath, api: "http://" + api, logs: &syncBuffer{},
 		env: append(os.Environ(), "SWITCHBOARD_CONFIG=", "NOTIFY_SOCKET="+sock,
 			"CREDENTIALS_DIRECTORY="+credentials, "STATE_DIRECTORY="+state)}
+	// With MemoryDenyWriteExecute as the unit sets it, where the kernel has it: the test binary
+	// turns it on and executes serve in its place.
+	if mdweSupported() {
+		in.bin, in.env = os.Args[0], append(in.env, mdweLauncherEnv+"="+binary)
+	} else {
+		t.Log("this kernel has no PR_SET_MDWE: serve runs without memory-deny-write-execute")
+	}
 	in.start()
 	t.Cleanup(func() {
 		in.kill()
