@@ -18,27 +18,22 @@ import (
 // never before, and STOPPING=1 when a graceful stop begins.
 func TestServeNotifiesTheServiceManager(t *testing.T) {
 	t.Parallel()
-	dir := quickstartCopy(t)
-	pkg, err := loadPackage(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	layout, err := prepareDevDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	api, metricsAddr := loopbackAddr(t), loopbackAddr(t)
-	session := devSession{API: "http://" + api, Gateways: oneMockForAll(pkg, "http://127.0.0.1:9"), Clients: clientsOf(pkg)}
-	if err := writeDevRuntime(layout, pkg, session); err != nil {
-		t.Fatal(err)
-	}
+	metricsAddr := loopbackAddr(t)
 	credentials, state := t.TempDir(), t.TempDir()
-	entries, err := os.ReadDir(layout.secrets)
+	in := newServedStack(t, func(doc map[string]any, api string) {
+		doc["listen"] = map[string]any{"api": api, "metrics": metricsAddr}
+		doc["secrets"] = map[string]any{"file": map[string]any{"root": "${CREDENTIALS_DIRECTORY:-/etc/switchboard/credentials}"}}
+		doc["database"] = map[string]any{"driver": "sqlite", "path": "${STATE_DIRECTORY:-/var/lib/switchboard}/switchboard.db"}
+		doc["authentication"].(map[string]any)["oidc"].(map[string]any)["jwksFile"] = "${CREDENTIALS_DIRECTORY}/jwks.json"
+	})
+	// The secrets as LoadCredential copies them: read-only, in a folder of their own.
+	secrets := in.file("secrets")
+	entries, err := os.ReadDir(secrets)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(layout.secrets, e.Name()))
+		b, err := os.ReadFile(filepath.Join(secrets, e.Name()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,12 +41,6 @@ func TestServeNotifiesTheServiceManager(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	runtimePath := editRuntime(t, layout.runtimePath, "runtime-notify.yaml", func(doc map[string]any) {
-		doc["listen"] = map[string]any{"api": api, "metrics": metricsAddr}
-		doc["secrets"] = map[string]any{"file": map[string]any{"root": "${CREDENTIALS_DIRECTORY:-/etc/switchboard/credentials}"}}
-		doc["database"] = map[string]any{"driver": "sqlite", "path": "${STATE_DIRECTORY:-/var/lib/switchboard}/switchboard.db"}
-		doc["authentication"].(map[string]any)["oidc"].(map[string]any)["jwksFile"] = "${CREDENTIALS_DIRECTORY}/jwks.json"
-	})
 
 	// A unix socket path must stay under 108 bytes: t.TempDir's can be longer.
 	sockDir, err := os.MkdirTemp("", "sbn")
@@ -66,9 +55,7 @@ func TestServeNotifiesTheServiceManager(t *testing.T) {
 	}
 	t.Cleanup(func() { conn.Close() })
 
-	in := &scaleInstance{tb: t, bin: binary, runtime: runtimePath, api: "http://" + api, logs: &syncBuffer{},
-		env: append(os.Environ(), "SWITCHBOARD_CONFIG=", "NOTIFY_SOCKET="+sock,
-			"CREDENTIALS_DIRECTORY="+credentials, "STATE_DIRECTORY="+state)}
+	in.env = append(in.env, "NOTIFY_SOCKET="+sock, "CREDENTIALS_DIRECTORY="+credentials, "STATE_DIRECTORY="+state)
 	// With MemoryDenyWriteExecute as the unit sets it, where the kernel has it: the test binary
 	// turns it on and executes serve in its place.
 	if mdweSupported() {
@@ -77,12 +64,6 @@ func TestServeNotifiesTheServiceManager(t *testing.T) {
 		t.Log("this kernel has no PR_SET_MDWE: serve runs without memory-deny-write-execute")
 	}
 	in.start()
-	t.Cleanup(func() {
-		in.kill()
-		if t.Failed() {
-			t.Logf("serve logs (tail):\n%s", tail(in.logs.String(), 8000))
-		}
-	})
 
 	if got := readNotification(t, conn); got != "READY=1" {
 		t.Fatalf("first notification %q, want READY=1", got)
