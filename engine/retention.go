@@ -116,6 +116,10 @@ type RetentionConfig struct {
 	Actor string
 	// Observe, when set, is told what each batch erased (for metrics).
 	Observe func(kind EraseKind, erased int)
+	// Swept, when set, is told of each sweep of Run that went through every kind, whether it
+	// erased anything or not (for metrics: a sweep that failed or that another instance took
+	// is not told).
+	Swept func(RetentionReport)
 }
 
 // Retention erases what the retention policy no longer allows to keep, in bounded batches,
@@ -308,6 +312,9 @@ func (r *Retention) Run(ctx context.Context) {
 	defer tick.Stop()
 	for {
 		rep, err := r.Sweep(ctx)
+		if err == nil && r.cfg.Swept != nil {
+			r.cfg.Swept(rep)
+		}
 		switch {
 		case errors.Is(err, ErrSweepBusy):
 			r.log.Info("retention sweep skipped: another instance is sweeping")

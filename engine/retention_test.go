@@ -152,8 +152,8 @@ func TestRetentionBatchesAndRefusals(t *testing.T) {
 	}
 }
 
-// TestRetentionRunSweepsAtOnceAndStops runs the hourly loop: it sweeps when it starts and
-// returns when its context ends.
+// TestRetentionRunSweepsAtOnceAndStops runs the hourly loop: it sweeps when it starts, tells
+// Swept once the sweep is through, and returns when its context ends.
 func TestRetentionRunSweepsAtOnceAndStops(t *testing.T) {
 	t.Parallel()
 	e := newOpEnv(t, engine.OutcomeAccepted)
@@ -161,21 +161,27 @@ func TestRetentionRunSweepsAtOnceAndStops(t *testing.T) {
 	e.dispatch()
 	e.clock.Advance(8 * day)
 	erased := make(chan engine.EraseKind, 10)
+	swept := make(chan engine.RetentionReport, 1)
 	r, err := engine.NewRetention(engine.RetentionConfig{Store: e.store, Clock: e.clock,
 		Policy:  engine.RetentionPolicy{PayloadDays: 7, RecordDays: 30, SubmissionReceiptDays: 7},
-		Observe: func(k engine.EraseKind, _ int) { erased <- k }})
+		Observe: func(k engine.EraseKind, _ int) { erased <- k },
+		Swept:   func(rep engine.RetentionReport) { swept <- rep }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); r.Run(ctx) }()
-	got := map[engine.EraseKind]bool{}
-	for len(got) < 2 {
-		got[<-erased] = true
-	}
+	rep := <-swept // told once the whole first sweep is through
 	cancel()
 	<-done
+	if len(rep.Steps) != len(engine.EraseKinds()) || rep.Total() != 2 {
+		t.Fatalf("the first sweep's report: %+v", rep)
+	}
+	got := map[engine.EraseKind]bool{}
+	for len(erased) > 0 {
+		got[<-erased] = true
+	}
 	if !got[engine.ErasePayloads] || !got[engine.EraseSubmissionReceipts] {
 		t.Fatalf("the first sweep erased %v", got)
 	}

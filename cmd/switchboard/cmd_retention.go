@@ -26,7 +26,8 @@ func retentionPolicy(r runtime.Retention) engine.RetentionPolicy {
 // refuses (the runtime loader already checks it) is logged and leaves serve without sweeps.
 func (s *stack) startRetention(ctx context.Context) (stop func()) {
 	r, err := engine.NewRetention(engine.RetentionConfig{Store: s.store, Clock: s.clock, Logger: s.log,
-		Policy: retentionPolicy(s.rt.Retention), Observe: s.metrics.observeErasure})
+		Policy: retentionPolicy(s.rt.Retention), Observe: s.metrics.observeErasure,
+		Swept: func(engine.RetentionReport) { s.metrics.observeSweep(s.clock.Now()) }})
 	if err != nil {
 		s.log.Error("retention sweeps are off", "err", err)
 		return func() {}

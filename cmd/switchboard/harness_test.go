@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if out := os.Getenv(rssLauncherEnv); out != "" {
 		os.Exit(launchForRSS(out, os.Args[1:]))
 	}
+	if program := os.Getenv(mdweLauncherEnv); program != "" {
+		os.Exit(launchUnderMDWE(program, os.Args[1:]))
+	}
 	dir, err := os.MkdirTemp("", "switchboard-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -29,6 +29,12 @@ type metrics struct {
 	events    *prometheus.CounterVec
 	eventLag  *prometheus.HistogramVec
 	build     *prometheus.GaugeVec
+	swept     prometheus.Gauge
+	accepted  prometheus.Counter
+	// verifications, chainsBroken and verifiedAt are the journal verifications serve ran.
+	verifications *prometheus.CounterVec
+	chainsBroken  prometheus.Gauge
+	verifiedAt    prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -61,9 +67,22 @@ func newMetrics() *metrics {
 		build: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "switchboard_build_info",
 			Help: "Always 1; the labels say which build answers (as switchboard version prints it)."},
 			[]string{"version", "revision", "goversion"}),
+		accepted: prometheus.NewCounter(prometheus.CounterOpts{Name: "switchboard_messages_accepted_total",
+			Help: "Messages this instance accepted (made durable and answered 202; a replay of a key is not counted)."}),
+		swept: prometheus.NewGauge(prometheus.GaugeOpts{Name: "switchboard_retention_last_sweep_timestamp_seconds",
+			Help: "Unix time at which this instance's last retention sweep went through every kind (0 before one has)."}),
+		verifications: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_audit_verifications_total",
+			Help: "Journal verifications this instance ran, by result (intact, broken, unreadable)."}, []string{"result"}),
+		chainsBroken: prometheus.NewGauge(prometheus.GaugeOpts{Name: "switchboard_audit_chains_broken",
+			Help: "Journal chains the last verification this instance finished found broken."}),
+		verifiedAt: prometheus.NewGauge(prometheus.GaugeOpts{Name: "switchboard_audit_last_verification_timestamp_seconds",
+			Help: "Unix time of the last verification this instance read the whole journal for (0 before one has)."}),
 	}
 	v := currentVersion()
 	m.build.WithLabelValues(v.Version, v.Revision, v.Go).Set(1)
+	for _, r := range []string{"intact", "broken", "unreadable"} {
+		m.verifications.WithLabelValues(r) // at 0 from the start, so that the first one counts as an increase
+	}
 	m.reg.MustRegister(append(m.own(), collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))...)
 	return m
@@ -73,7 +92,7 @@ func newMetrics() *metrics {
 // (docs/operations.md, "Metrics" lists each, with the queue gauges read at scrape time).
 func (m *metrics) own() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts,
-		m.refusals, m.inbox, m.retention, m.events, m.eventLag, m.build}
+		m.refusals, m.inbox, m.retention, m.events, m.eventLag, m.build, m.accepted, m.swept, m.verifications, m.chainsBroken, m.verifiedAt}
 }
 
 // observeRequest counts an answered API request.
@@ -121,6 +140,27 @@ func (m *metrics) observeEvent(endpoint, outcome string, lag time.Duration) {
 // observeErasure counts what one retention batch erased.
 func (m *metrics) observeErasure(kind engine.EraseKind, erased int) {
 	m.retention.WithLabelValues(string(kind)).Add(float64(erased))
+}
+
+// observeSweep records a retention sweep that went through every kind.
+func (m *metrics) observeSweep(at time.Time) {
+	m.swept.Set(float64(at.Unix()))
+}
+
+// observeJournal records a verification of the journal that ended at at: err is a failure to
+// read it to the end, broken the number of chains that do not hold.
+func (m *metrics) observeJournal(at time.Time, broken int, err error) {
+	switch {
+	case err != nil:
+		m.verifications.WithLabelValues("unreadable").Inc()
+		return
+	case broken > 0:
+		m.verifications.WithLabelValues("broken").Inc()
+	default:
+		m.verifications.WithLabelValues("intact").Inc()
+	}
+	m.chainsBroken.Set(float64(broken))
+	m.verifiedAt.Set(float64(at.Unix()))
 }
 
 // handler serves /metrics, with the queue gauges read from the store at scrape time.

@@ -28,6 +28,7 @@ func TestMetricsCarryNoRecipient(t *testing.T) {
 	for _, want := range []string{
 		`switchboard_http_requests_total{class="2xx",route="/v1/messages"}`,
 		`switchboard_provider_attempts_total{outcome="accepted",provider="sms-gateway"} 1`,
+		"switchboard_messages_accepted_total 1",
 		`switchboard_queue_entries{dispatch="submitted"} 1`,
 		"switchboard_provider_send_duration_seconds_bucket",
 		"switchboard_dispatch_leases_lost_total 0",

@@ -8,6 +8,8 @@ import (
 	"net"
 	"time"
 
+	"github.com/coreos/go-systemd/v22/daemon"
+
 	"switchboard/engine"
 	"switchboard/engine/admission"
 	"switchboard/engine/api"
@@ -140,7 +142,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Clock: s.clock,
 		PayloadRetention: time.Duration(rt.Retention.PayloadDays) * 24 * time.Hour,
 		ReceiptWindow:    time.Duration(rt.Retention.SubmissionReceiptDays) * 24 * time.Hour,
-		OnAccepted:       func() { s.dispatcher.Wake(); figures.Accepted() },
+		OnAccepted:       func() { s.dispatcher.Wake(); figures.Accepted(); s.metrics.accepted.Inc() },
 		Intake:           intake,
 	})
 	if s.operations, err = newOperations(st, pkg, s.clock, log); err != nil {
@@ -157,8 +159,9 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 		Package: pkg, Store: st, Submitter: submitter, Auth: verifier,
 		Limiter: auth.NewLimiter(s.clock), PseudonymKey: pseudoKey, Receipts: receipts,
 		Clock: s.clock, Logger: log, Ready: st.Ready, Observe: s.metrics.observeRequest,
-		Inbox: st, GatewayInbox: st, Journal: st, Operations: s.operations, Figures: figures, VerifyJournal: verifyJournal(st),
-		Console: consoleConfig(rt, pkg), PublicURL: rt.PublicURL, TrustedProxies: rt.Listen.TrustedProxies,
+		Inbox: st, GatewayInbox: st, Journal: st, Operations: s.operations, Figures: figures,
+		VerifyJournal: observedJournalCheck(verifyJournal(st), s.metrics, s.clock),
+		Console:       consoleConfig(rt, pkg), PublicURL: rt.PublicURL, TrustedProxies: rt.Listen.TrustedProxies,
 		SLO: api.SLOSource{Figures: s.dispatcher.Figures, BatchSize: rt.Dispatch.BatchSize,
 			MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes, Concurrency: rt.Dispatch.Concurrency},
 	})
@@ -188,6 +191,7 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	dispatchDone := make(chan error, 1)
 	go func() { dispatchDone <- s.dispatcher.Run(ctx) }()
 	go func() { _ = s.operations.Run(ctx) }()
+	go s.checkJournalOn(ctx, journalSchedule(ctx))
 	webhooksCtx, stopWebhooks := context.WithCancel(ctx)
 	webhooksDone := make(chan struct{})
 	go func() {
@@ -199,11 +203,13 @@ func (s *stack) run(ctx context.Context, apiLn, metricsLn net.Listener) error {
 	// Deliveries in flight end before the store closes, whichever way run returns.
 	defer func() { stopWebhooks(); <-webhooksDone }()
 	s.log.Info("serving", "api", apiLn.Addr().String(), "package", s.pkg.Digest)
+	notifyService(s.log, daemon.SdNotifyReady) // migrated, every listener bound
 	var runErr error
 	select {
 	case <-ctx.Done():
 	case runErr = <-errs:
 	}
+	notifyService(s.log, daemon.SdNotifyStopping)
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_ = srv.Shutdown(shutdownCtx)

@@ -80,7 +80,7 @@ func (r *reader) lookupSecret(ref string) ([]byte, *secretProblem) {
 }
 
 // readSecretFile reads root/name, refusing symbolic links, anything but a regular file, and
-// modes other than 0600 and 0400. It checks the opened file is the one it inspected, so a
+// modes other than 0600 and 0400 (and 0440 where only an ACL's mask makes it so). It checks the opened file is the one it inspected, so a
 // file swapped for a link between the two steps is refused too.
 func readSecretFile(root, name string) ([]byte, *secretProblem) {
 	path := filepath.Join(root, name)
@@ -106,6 +106,10 @@ func readSecretFile(root, name string) ([]byte, *secretProblem) {
 	if !os.SameFile(info, opened) {
 		return nil, &secretProblem{CodeSecretInsecure, "secret file " + name + " changed while it was being opened"}
 	}
+	if unixMode(opened.Mode()) == credentialMode && !aclReadersOnlyOwnerAndSelf(f) {
+		return nil, &secretProblem{CodeSecretInsecure, fmt.Sprintf("secret file %s has mode %04o and its group may read it; "+
+			"it must be 0600 or 0400 (0440 only where an ACL lets no one but this process's user read, as in systemd's credentials)", name, credentialMode)}
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxSecretBytes+1))
 	if err != nil {
 		return nil, &secretProblem{CodeSecretUnreadable, fmt.Sprintf("secret file %s cannot be read: %v", name, unwrapPathError(err))}
@@ -119,6 +123,11 @@ func readSecretFile(root, name string) ([]byte, *secretProblem) {
 	return data, nil
 }
 
+// credentialMode is how stat shows a credential systemd handed the service: 0400 with an ACL
+// whose mask, r--, takes the group bits. readSecretFile accepts it once the ACL lets no group
+// and no other user read (aclReadersOnlyOwnerAndSelf).
+const credentialMode = 0o440
+
 // checkSecretInfo applies the file rules to what Lstat saw.
 func checkSecretInfo(name string, info fs.FileInfo) *secretProblem {
 	mode := info.Mode()
@@ -128,7 +137,7 @@ func checkSecretInfo(name string, info fs.FileInfo) *secretProblem {
 	case !mode.IsRegular():
 		return &secretProblem{CodeSecretInsecure, "secret file " + name + " is not a regular file"}
 	}
-	if perm := unixMode(mode); perm != 0o600 && perm != 0o400 {
+	if perm := unixMode(mode); perm != 0o600 && perm != 0o400 && perm != credentialMode {
 		return &secretProblem{CodeSecretInsecure, fmt.Sprintf("secret file %s has mode %04o; it must be 0600 or 0400", name, perm)}
 	}
 	return nil
