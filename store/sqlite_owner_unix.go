@@ -33,7 +33,8 @@ func lockOwner(path string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("store: lock %s: %w", name, err)
 	}
-	if err := f.Truncate(0); err == nil {
+	err = f.Truncate(0)
+	if err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil {
