@@ -115,3 +115,17 @@ func (s *Store) claimSQLiteFiles() error {
 	}
 	return nil
 }
+
+// CheckOwner reports, with ErrInUse, whether another Store owns the SQLite database at path
+// (Config.Owner), for a caller that has work to do before it opens the database as its owner.
+// It takes the owner lock and lets it go at once: only Open's lock makes a process the owner.
+func CheckOwner(path string) error {
+	f, err := lockOwner(path)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		return f.Close()
+	}
+	return nil
+}

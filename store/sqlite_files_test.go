@@ -68,8 +68,8 @@ func TestOpenMakesExistingFilesPrivate(t *testing.T) {
 }
 
 // TestOwnerRefusesASecondOwner opens one database as its owner twice: the second is refused
-// with ErrInUse naming the owner's process, a Store that is not the owner still opens, and once
-// the owner closes another may own it.
+// with ErrInUse naming the owner's process (and CheckOwner says so), a Store that is not the
+// owner still opens, and once the owner closes another may own it.
 func TestOwnerRefusesASecondOwner(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -89,6 +89,9 @@ func TestOwnerRefusesASecondOwner(t *testing.T) {
 	if want := "process " + strconv.Itoa(os.Getpid()); !strings.Contains(err.Error(), want) {
 		t.Errorf("refusal %q does not name %s", err, want)
 	}
+	if err := store.CheckOwner(path); !errors.Is(err, store.ErrInUse) {
+		t.Errorf("CheckOwner beside the owner: %v, want ErrInUse", err)
+	}
 	tool, err := store.Open(ctx, store.Config{Path: path, AuditKey: testKey})
 	if err != nil {
 		t.Fatalf("a Store beside the owner: %v", err)
@@ -99,6 +102,9 @@ func TestOwnerRefusesASecondOwner(t *testing.T) {
 	}
 	if err := owner.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if err := store.CheckOwner(path); err != nil {
+		t.Errorf("CheckOwner once the owner closed: %v", err)
 	}
 	next, err := store.Open(ctx, cfg)
 	if err != nil {

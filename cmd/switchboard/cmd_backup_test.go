@@ -331,3 +331,31 @@ func TestBackupRefusals(t *testing.T) {
 		t.Errorf("backup without FILE: exit %d, want 2", code)
 	}
 }
+
+// TestSecondDevRefused: a second dev on a folder whose dev runs exits 3 with database.in-use
+// before it touches the first one's session.
+func TestSecondDevRefused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs dev")
+	}
+	t.Parallel()
+	dir := quickstartCopy(t)
+	first := startDev(t, dir)
+	sessionPath := filepath.Join(dir, ".switchboard", "dev", "session.json")
+	before, err := os.ReadFile(sessionPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := cli(t, "dev", dir, "--port", "0")
+	if code != exitEnvironment || !strings.Contains(stderr, "error[database.in-use]") {
+		t.Fatalf("second dev: exit %d\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(sessionPath); string(after) != string(before) {
+		t.Errorf("the second dev rewrote the first one's session:\n%s\nnow\n%s", before, after)
+	}
+	if resp, err := http.Get(first.session.API + "/ready"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("the first dev after the refusal: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+}

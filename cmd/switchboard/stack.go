@@ -75,8 +75,7 @@ func openStore(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, 
 	if err != nil {
 		where := rt.Database.Path
 		if errors.Is(err, store.ErrInUse) {
-			return nil, nil, environment("database.in-use", where, fmt.Errorf("%w; one process owns an SQLite database: "+
-				"stop the other serve or dev first, or run several instances on PostgreSQL (docs/operations.md, \"Scale-out on PostgreSQL\")", err))
+			return nil, nil, databaseInUse(where, err)
 		}
 		if rt.Database.Driver == "postgres" {
 			where = rt.Database.URL.Ref() // the reference, never the URL: it may hold a password
@@ -84,6 +83,12 @@ func openStore(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, 
 		return nil, nil, environment("database.unreachable", where, err)
 	}
 	return st, pseudoKey, nil
+}
+
+// databaseInUse is serve's refusal of an SQLite database another process owns (store.ErrInUse).
+func databaseInUse(path string, err error) error {
+	return environment("database.in-use", path, fmt.Errorf("%w; one process owns an SQLite database: "+
+		"stop the other serve or dev first, or run several instances on PostgreSQL (docs/operations.md, \"Scale-out on PostgreSQL\")", err))
 }
 
 // buildStack wires store, providers, dispatcher and API from a loaded runtime.
