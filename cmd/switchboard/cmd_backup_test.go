@@ -17,15 +17,15 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 		t.Skip("runs serve")
 	}
 	t.Parallel()
-	f := newServeFixture(t)
+	f := newFreshServe(t)
 	first := f.serve()
 	accepted, stop := f.load(8)
-	waitFor(t, "100 acceptances", func() bool { return len(accepted()) >= 100 })
+	waitUntil(t, "100 acceptances", func() bool { return len(accepted()) >= 100 })
 	before := accepted()
 	target := filepath.Join(t.TempDir(), "switchboard-backup.db")
 	out, stderr, code := f.switchboard("-o", "json", "backup", target)
 	during := len(accepted()) - len(before)
-	waitFor(t, "acceptances after the backup", func() bool { return len(accepted()) > len(before)+during })
+	waitUntil(t, "acceptances after the backup", func() bool { return len(accepted()) > len(before)+during })
 	stop()
 	if code != exitOK {
 		t.Fatalf("backup: exit %d\n%s%s", code, out, stderr)
@@ -59,10 +59,10 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 		t.Errorf("serve on the restored database does not show message %s", before[0])
 	}
 	next, stopNext := f.load(1)
-	waitFor(t, "an acceptance on the restored database", func() bool { return len(next()) > 0 })
+	waitUntil(t, "an acceptance on the restored database", func() bool { return len(next()) > 0 })
 	stopNext()
 	id := next()[0]
-	waitFor(t, "its delivery", func() bool { return messageStatus(t, f.client, f.api, f.operator, id) == "delivered" })
+	waitUntil(t, "its delivery", func() bool { return messageStatus(t, f.client, f.api, f.operator, id) == "delivered" })
 }
 
 // TestBackupRefusals: backup refuses, with exit 1 and a stable code, a file that exists, the
@@ -70,7 +70,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 // database that cannot be opened is exit 3.
 func TestBackupRefusals(t *testing.T) {
 	t.Parallel()
-	f := newServeFixture(t)
+	f := newFreshServe(t)
 	dir := t.TempDir()
 	if _, stderr, code := f.switchboard("backup", filepath.Join(dir, "new.db")); code != exitEnvironment ||
 		!strings.Contains(stderr, "error[database.unreachable]") {

@@ -17,7 +17,7 @@ func TestServeOwnsItsDatabase(t *testing.T) {
 		t.Skip("runs serve")
 	}
 	t.Parallel()
-	f := newServeFixture(t)
+	f := newFreshServe(t)
 	first := f.serve()
 	wantFileMode(t, filepath.Dir(f.db), 0o700)
 	for _, p := range []string{f.db, f.db + "-wal", f.db + "-shm", f.db + ".lock"} {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -16,9 +17,9 @@ import (
 	"switchboard/providers/httpgw/mockgw"
 )
 
-// serveFixture is a copy of the quickstart bound to a mock gateway by a runtime file whose
+// freshServe is a copy of the quickstart bound to a mock gateway by a runtime file whose
 // database lives in a folder serve must create, and the means to run serve on it.
-type serveFixture struct {
+type freshServe struct {
 	t                  *testing.T
 	api                string
 	runtime            string
@@ -31,11 +32,17 @@ type serveFixture struct {
 	submissionsStarted int
 }
 
-func newServeFixture(t *testing.T) *serveFixture {
+func newFreshServe(t *testing.T) *freshServe {
 	t.Helper()
-	q := newMockedQuickstart(t, quickstartCopy(t), mockgw.Options{ReceiptDelay: time.Millisecond})
-	pkg, layout, api := q.pkg, q.layout, q.api
-	if err := writeDevRuntime(layout, pkg, devSession{API: api, Gateways: oneMockForAll(pkg, q.gwURL), Clients: clientsOf(pkg)}); err != nil {
+	pkg, layout, api := serveFixture(t, quickstartCopy(t))
+	gw := mockgw.New(mockgw.Options{CallbackURL: api + "/v1/provider-callbacks/sms-gateway", CallbackSecret: layout.callbackSecret,
+		ReceiptDelay: time.Millisecond, Logger: slog.New(slog.DiscardHandler)})
+	gwURL, err := gw.Start("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = gw.Close() })
+	if err := writeDevRuntime(layout, pkg, devSession{API: api, Gateways: oneMockForAll(pkg, gwURL), Clients: clientsOf(pkg)}); err != nil {
 		t.Fatal(err)
 	}
 	runtimePath := editRuntime(t, layout.runtimePath, "runtime-fresh.yaml", func(doc map[string]any) {
@@ -46,7 +53,7 @@ func newServeFixture(t *testing.T) *serveFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &serveFixture{t: t, api: api, runtime: runtimePath, db: filepath.Join(layout.root, "state", "switchboard.db"),
+	f := &freshServe{t: t, api: api, runtime: runtimePath, db: filepath.Join(layout.root, "state", "switchboard.db"),
 		client: &http.Client{Timeout: 10 * time.Second}}
 	f.sender, _ = issuer.Mint("case-system", []string{"messaging:send"}, 2*time.Hour, time.Now())
 	f.operator, _ = issuer.Mint("operations-console", []string{"messaging:operate"}, 2*time.Hour, time.Now())
@@ -65,7 +72,7 @@ func newServeFixture(t *testing.T) *serveFixture {
 }
 
 // serve starts a serve process on the fixture's runtime file and waits until it is ready.
-func (f *serveFixture) serve() *scaleInstance {
+func (f *freshServe) serve() *scaleInstance {
 	f.t.Helper()
 	in := &scaleInstance{tb: f.t, bin: binary, runtime: f.runtime, api: f.api, logs: &syncBuffer{}}
 	f.instancesMu.Lock()
@@ -78,7 +85,7 @@ func (f *serveFixture) serve() *scaleInstance {
 
 // load submits messages from workers goroutines, each with its own idempotency key and retried
 // until its 202, until stop is called; accepted returns the ids answered 202 so far.
-func (f *serveFixture) load(workers int) (accepted func() []string, stop func()) {
+func (f *freshServe) load(workers int) (accepted func() []string, stop func()) {
 	var mu sync.Mutex
 	var ids []string
 	var errs []error
@@ -124,7 +131,7 @@ func (f *serveFixture) load(workers int) (accepted func() []string, stop func())
 }
 
 // switchboard runs the binary on the fixture's runtime file.
-func (f *serveFixture) switchboard(args ...string) (string, string, int) {
+func (f *freshServe) switchboard(args ...string) (string, string, int) {
 	f.t.Helper()
 	return cli(f.t, append([]string{"--config", f.runtime}, args...)...)
 }
@@ -141,8 +148,8 @@ func wantFileMode(t *testing.T, path string, want fs.FileMode) {
 	}
 }
 
-// waitFor polls cond until it holds, failing the test after a minute.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitUntil polls cond until it holds, failing the test after a minute.
+func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for !cond() {
