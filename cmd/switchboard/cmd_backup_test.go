@@ -10,8 +10,9 @@ import (
 
 // TestBackupUnderLoadRestores backs the database up while submissions go on against serve, then
 // restores it as docs/operations.md says (stop serve, put the file in place of the database and
-// its -wal and -shm, verify the journal, start): the journal verifies, every message answered
-// 202 before the backup began is there, and serve takes and delivers a new one.
+// its -wal and -shm, verify the journal, erase what expired, start): the journal verifies,
+// every message answered 202 before the backup began is there, and serve takes and delivers a
+// new one.
 func TestBackupUnderLoadRestores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs serve")
@@ -45,8 +46,10 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	if err := os.Rename(target, f.db); err != nil {
 		t.Fatal(err)
 	}
-	if out, stderr, code := f.switchboard("audit", "verify"); code != exitOK {
-		t.Fatalf("audit verify on the restored database: exit %d\n%s%s", code, out, stderr)
+	for _, args := range [][]string{{"audit", "verify"}, {"retention", "erase-expired", "--apply"}} {
+		if out, stderr, code := f.switchboard(args...); code != exitOK {
+			t.Fatalf("%v on the restored database: exit %d\n%s%s", args, code, out, stderr)
+		}
 	}
 	restored := messageIDs(t, f.db)
 	for _, id := range before {
