@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 )
@@ -43,14 +44,16 @@ func createSQLiteFolder(path string) error {
 }
 
 // prepareSQLiteFiles creates the database file at path 0600 when it is missing, and takes the
-// group's and others' access away from an existing database file and its -wal and -shm.
-func prepareSQLiteFiles(path string) error {
+// group's and others' access away from an existing database file and its -wal and -shm. A file
+// whose mode cannot be changed (one this user does not own) is logged and left as it is: it
+// was usable before, and the operator decides who owns it.
+func prepareSQLiteFiles(path string, log *slog.Logger) error {
 	if err := createPrivate(path); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("store: create the database file %s: %w", path, err)
 	}
 	for _, p := range append([]string{path}, companionsOf(path)...) {
 		if err := makePrivate(p); err != nil {
-			return fmt.Errorf("store: make %s private: %w", p, err)
+			log.Warn("store: the group or others may read a database file, and its mode cannot be changed", "file", p, "err", err)
 		}
 	}
 	return nil
@@ -111,7 +114,7 @@ func (s *Store) claimSQLiteFiles() error {
 		s.owner = f
 	}
 	if s.cfg.Migrate {
-		return prepareSQLiteFiles(s.cfg.Path)
+		return prepareSQLiteFiles(s.cfg.Path, s.log)
 	}
 	return nil
 }
