@@ -17,7 +17,8 @@ import (
 type Config struct {
 	// Driver names the database engine: "sqlite" (the default when empty) or "postgres".
 	Driver string
-	// Path is the SQLite database file. Open creates it only when Migrate is true.
+	// Path is the SQLite database file. Open creates it, and its folder, only when Migrate is
+	// true (the file 0600, the folder 0700).
 	Path string
 	// URL is the PostgreSQL connection string (driver postgres), in any form pgx accepts; a
 	// search_path parameter selects the schema. It is never written to an error or a log.
@@ -35,6 +36,12 @@ type Config struct {
 	// Migrate applies the embedded migrations that are missing. Without it, Open refuses a
 	// database that is not exactly at the latest version this binary knows.
 	Migrate bool
+	// Owner makes this Store the one owner of an SQLite database: Open takes an exclusive lock
+	// on the lock file beside it (Path + ".lock") and holds it until Close, and refuses with
+	// ErrInUse while another process owns the database. Stores that only read or make a few
+	// changes beside the owner (the command-line tools) leave it unset. PostgreSQL ignores it:
+	// any number of processes share that database.
+	Owner bool
 	// Logger receives the store's diagnostics. nil discards them.
 	Logger *slog.Logger
 	// MaxPayloadBytes is the dispatcher's page byte budget, which Stats uses to count oversized

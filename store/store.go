@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,7 @@ type Store struct {
 	wdb        *sqlx.DB              // the writers' connections, one each
 	rdb        *sqlx.DB              // the read pool
 	cdb        *sqlx.DB              // the checkpointer's connection (SQLite only)
+	owner      *os.File              // the lock file held while this Store owns the SQLite database (Config.Owner)
 	migrations []migration           // the embedded migrations: the schema this binary expects
 	msgSubs    []engine.Subscription // the subscriptions that take message.status events
 
@@ -115,6 +117,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 // openSQLite opens the write connection, the read pool and the checkpointer's connection of
 // the SQLite file and checks the schema.
 func (s *Store) openSQLite(ctx context.Context, list []migration) error {
+	if err := s.claimSQLiteFiles(); err != nil {
+		return err
+	}
 	wdb, err := sqlx.Open("sqlite3", s.cfg.writeDSN(s.cfg.Migrate))
 	if err != nil {
 		return fmt.Errorf("store: open %s: %w", s.cfg.Path, err)
@@ -187,6 +192,9 @@ func (s *Store) closeDatabases() error {
 	}
 	if s.wdb != nil {
 		errs = append(errs, s.wdb.Close())
+	}
+	if s.owner != nil { // last: the database is closed before another process may own it
+		errs = append(errs, s.owner.Close())
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("store: close: %w", err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"switchboard/engine/auth"
 	"switchboard/packages"
 	"switchboard/providers/peer"
+	"switchboard/store"
 )
 
 // Dev token issuer settings: the dev stack trusts only its own signing key, through jwksFile.
@@ -84,6 +86,13 @@ func (a *app) dev(ctx context.Context, dir string, opts devOptions) error {
 	layout, err := prepareDevDir(dir)
 	if err != nil {
 		return err
+	}
+	// One dev per folder: a second would rewrite the runtime file and session of the first
+	// before serve refused it the database.
+	if err := store.CheckOwner(layout.dbPath); errors.Is(err, store.ErrInUse) {
+		return databaseInUse(layout.dbPath, err)
+	} else if err != nil {
+		return environment("database.unreachable", layout.dbPath, err)
 	}
 	apiLn, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(opts.port)))
 	if err != nil {

@@ -115,6 +115,7 @@ func (a *app) rootCommand() *cobra.Command {
 		a.dkimCommand(),
 		a.adapterCommand(),
 		a.messagesCommand(), a.auditCommand(), a.retentionCommand(),
+		a.backupCommand(),
 		a.peerCommand(), a.inboxCommand(), a.webhooksCommand(),
 		a.benchCommand(),
 		a.versionCommand(),

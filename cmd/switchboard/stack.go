@@ -55,7 +55,8 @@ func loadRuntime(path string, getenv func(string) string) (*runtime.Runtime, *pa
 	return rt, pkg, nil
 }
 
-// openStore opens the runtime's database; migrate is true only for serve.
+// openStore opens the runtime's database; migrate is true only for serve (and dev), which also
+// owns an SQLite database alone: a second one is refused with database.in-use.
 // pkg gives the webhook subscriptions the store writes events for (nil: none); eventsWritten,
 // when set, is told after each commit that wrote some.
 func openStore(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, clock engine.Clock, log *slog.Logger, migrate bool,
@@ -67,18 +68,27 @@ func openStore(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, 
 	st, err := store.Open(ctx, store.Config{
 		Driver: rt.Database.Driver, Path: rt.Database.Path, URL: string(rt.Database.URL.Value()),
 		Synchronous: rt.Database.Synchronous,
-		AuditKey:    chainKey, Clock: clock, Migrate: migrate, Logger: log,
+		AuditKey:    chainKey, Clock: clock, Migrate: migrate, Owner: migrate, Logger: log,
 		MaxPayloadBytes: rt.Dispatch.MaxPayloadBytes,
 		Subscriptions:   subscriptions(rt, pkg), EventsWritten: eventsWritten,
 	})
 	if err != nil {
 		where := rt.Database.Path
+		if errors.Is(err, store.ErrInUse) {
+			return nil, nil, databaseInUse(where, err)
+		}
 		if rt.Database.Driver == "postgres" {
 			where = rt.Database.URL.Ref() // the reference, never the URL: it may hold a password
 		}
 		return nil, nil, environment("database.unreachable", where, err)
 	}
 	return st, pseudoKey, nil
+}
+
+// databaseInUse is serve's refusal of an SQLite database another process owns (store.ErrInUse).
+func databaseInUse(path string, err error) error {
+	return environment("database.in-use", path, fmt.Errorf("%w; one process owns an SQLite database: "+
+		"stop the other serve or dev first, or run several instances on PostgreSQL (docs/operations.md, \"Scale-out on PostgreSQL\")", err))
 }
 
 // buildStack wires store, providers, dispatcher and API from a loaded runtime.
