@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"switchboard/cmd/switchboard/internal/bench"
 	"switchboard/store/pgtest"
@@ -47,13 +48,52 @@ func TestBenchPostgresInstances(t *testing.T) {
 // when the bench does not exit 0.
 func runBenchJSON(t *testing.T, args ...string) bench.Result {
 	t.Helper()
+	_, r, _ := benchJSON(t, args...)
+	return r
+}
+
+// benchJSON runs the bench binary with -o json, fails the test unless it exits 0, and returns
+// its result both as members and as a Result, with the run's wall time.
+func benchJSON(t *testing.T, args ...string) (map[string]any, bench.Result, time.Duration) {
+	t.Helper()
+	began := time.Now()
 	stdout, stderr, code := cli(t, append([]string{"bench", "-o", "json"}, args...)...)
+	wall := time.Since(began)
 	if code != 0 {
 		t.Fatalf("bench %v: exit %d\nstdout %s\nstderr %s", args, code, stdout, stderr)
 	}
+	var raw map[string]any
 	var r bench.Result
-	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), &r); err != nil {
-		t.Fatalf("bench -o json printed %q: %v", stdout, err)
+	for _, into := range []any{&raw, &r} {
+		if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), into); err != nil {
+			t.Fatalf("bench -o json printed %q: %v", stdout, err)
+		}
 	}
-	return r
+	return raw, r, wall
+}
+
+// wantNumbers fails the test for each of members that raw does not hold as a number.
+func wantNumbers(t *testing.T, raw map[string]any, members ...string) {
+	t.Helper()
+	for _, member := range members {
+		if _, ok := raw[member].(float64); !ok {
+			t.Errorf("member %s is %v (%T), want a number", member, raw[member], raw[member])
+		}
+	}
+}
+
+// benchTable runs the bench binary for its human table, fails the test unless it exits 0 and
+// prints each of wants, and returns the table.
+func benchTable(t *testing.T, wants []string, args ...string) string {
+	t.Helper()
+	stdout, stderr, code := cli(t, append([]string{"bench"}, args...)...)
+	if code != 0 {
+		t.Fatalf("bench %v: exit %d\nstdout %s\nstderr %s", args, code, stdout, stderr)
+	}
+	for _, want := range wants {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	return stdout
 }

@@ -44,8 +44,9 @@ type benchInstance struct {
 // and stand-ins; the API address of apis, one per instance, and a metrics port of its own;
 // the database of databaseURL when set) and starts the instances one after the other, each
 // once the previous is ready: the first migrates the database alone. env is added to the instances' environment (DATABASE_URL); cpuProfile,
-// when set, makes the first instance write a CPU profile of its run there.
-func startServe(ctx context.Context, devRuntime string, apis []string, databaseURL, cpuProfile string) (*benchServe, error) {
+// when set, makes the first instance write a CPU profile of its run there; admission, when set,
+// is every instance's admission policy (serve's hidden --admission flag).
+func startServe(ctx context.Context, devRuntime string, apis []string, databaseURL, cpuProfile, admission string) (*benchServe, error) {
 	bin, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("find the switchboard binary: %w", err)
@@ -66,6 +67,9 @@ func startServe(ctx context.Context, devRuntime string, apis []string, databaseU
 		args := []string{"serve", "--config", path}
 		if cpuProfile != "" && i == 0 {
 			args = append(args, "--cpuprofile", cpuProfile)
+		}
+		if admission != "" {
+			args = append(args, "--admission", admission)
 		}
 		in.cmd = exec.Command(bin, args...)
 		in.cmd.Env = append(os.Environ(), "SWITCHBOARD_CONFIG=", "SWITCHBOARD_LOG=warn")

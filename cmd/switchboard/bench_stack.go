@@ -130,7 +130,7 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 	if db != nil {
 		dbURL = db.serveURL
 	}
-	serve, err := startServe(ctx, layout.runtimePath, apis, dbURL, spec.CPUProfile)
+	serve, err := startServe(ctx, layout.runtimePath, apis, dbURL, spec.CPUProfile, spec.Admission)
 	if err != nil {
 		return nil, err
 	}

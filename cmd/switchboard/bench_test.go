@@ -2,15 +2,11 @@ package main
 
 import (
 	"encoding/csv"
-	"encoding/json"
 	"image/png"
 	"os"
 	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
-
-	"switchboard/cmd/switchboard/internal/bench"
 )
 
 // TestBenchReportsItsFigures runs the real binary on a short closed-loop SMS run: every figure
@@ -21,24 +17,14 @@ func TestBenchReportsItsFigures(t *testing.T) {
 	pkg := quickstartCopy(t)
 	out := filepath.Join(t.TempDir(), "run")
 	profile := filepath.Join(t.TempDir(), "cpu.pprof")
-	stdout, stderr, code := cli(t, "bench", "--messages", "200", "--callers", "8", "--package", pkg,
-		"--out", out, "--cpuprofile", profile, "-o", "json")
-	if code != 0 {
-		t.Fatalf("bench: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
-	}
-	var raw map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), &raw); err != nil {
-		t.Fatalf("bench -o json printed %q: %v", stdout, err)
-	}
-	for _, member := range []string{"acceptedPerSecond", "deliveredPerSecond", "acceptP50Ms", "acceptP99Ms",
-		"endToEndP50Ms", "endToEndP99Ms", "peakRssBytes", "messages", "lost", "duplicates"} {
-		if _, ok := raw[member].(float64); !ok {
-			t.Errorf("member %s is %v (%T), want a number", member, raw[member], raw[member])
+	raw, r, wall := benchJSON(t, "--messages", "200", "--callers", "8", "--package", pkg,
+		"--out", out, "--cpuprofile", profile)
+	wantNumbers(t, raw, "acceptedPerSecond", "deliveredPerSecond", "acceptP50Ms", "acceptP99Ms",
+		"endToEndP50Ms", "endToEndP99Ms", "peakRssBytes", "messages", "lost", "duplicates", "completionSeconds")
+	for _, member := range []string{"deliveryLagP50Ms", "deliveryLagP99Ms", "behindSchedule", "openLoopSeconds"} {
+		if v, ok := raw[member]; ok {
+			t.Errorf("a burst reports the open loop's member %s (%v)", member, v)
 		}
-	}
-	var r bench.Result
-	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
-		t.Fatal(err)
 	}
 	if r.Messages != 200 || r.Lost != 0 || r.Duplicates != 0 || r.Delivered != 200 || !r.OK {
 		t.Fatalf("messages %d, delivered %d, lost %d, duplicates %d, ok %v; want 200, 200, 0, 0, true",
@@ -46,6 +32,10 @@ func TestBenchReportsItsFigures(t *testing.T) {
 	}
 	if r.AcceptedPerSecond <= 0 || r.DeliveredPerSecond <= 0 || r.PeakRSSBytes <= 0 {
 		t.Fatalf("throughput or RSS not measured: %+v", r)
+	}
+	if r.CompletionSeconds <= 0 || r.CompletionSeconds > wall.Seconds() || r.Admission != "give-way" {
+		t.Fatalf("completionSeconds %v (wall time %v), admission %q; want a completion within the run, give-way",
+			r.CompletionSeconds, wall, r.Admission)
 	}
 	if r.AcceptP50Ms <= 0 || r.AcceptP99Ms < r.AcceptP50Ms || r.EndToEndP99Ms < r.EndToEndP50Ms {
 		t.Fatalf("percentiles out of order: %+v", r)
@@ -93,17 +83,9 @@ func TestBenchReportsItsFigures(t *testing.T) {
 // peer) and checks the human table.
 func TestBenchMixedChannelsHumanOutput(t *testing.T) {
 	t.Parallel()
-	stdout, stderr, code := cli(t, "bench", "--messages", "30", "--callers", "3", "--channel", "mixed",
-		"--package", quickstartCopy(t))
-	if code != 0 {
-		t.Fatalf("bench: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
-	}
-	for _, want := range []string{"30 mixed message(s)", "accepted", "30 delivered, 0 failed, 0 lost",
-		"accept latency", "end to end", "peak RSS"} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, stdout)
-		}
-	}
+	stdout := benchTable(t, []string{"30 mixed message(s)", "accepted", "30 delivered, 0 failed, 0 lost",
+		"accept latency", "end to end", "peak RSS"},
+		"--messages", "30", "--callers", "3", "--channel", "mixed", "--package", quickstartCopy(t))
 	if !regexp.MustCompile(`(?m)^duplicates +0$`).MatchString(stdout) {
 		t.Errorf("output lacks a duplicates line of 0:\n%s", stdout)
 	}

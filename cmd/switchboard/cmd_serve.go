@@ -2,20 +2,29 @@ package main
 
 import (
 	"context"
+	"errors"
 	"net"
 
 	"github.com/spf13/cobra"
 
+	"switchboard/cmd/switchboard/internal/bench"
 	"switchboard/engine"
 )
 
 func (a *app) serveCommand() *cobra.Command {
-	var cpuProfile string
+	var cpuProfile, admissionPolicy string
 	cmd := &cobra.Command{
 		Use:   "serve [--cpuprofile FILE]",
 		Short: "Run the API, dispatcher, callback receiver and sweeps from the runtime file",
 		Args:  exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch admissionPolicy {
+			case bench.AdmissionGiveWay:
+			case bench.AdmissionOff:
+				a.noAdmission = true
+			default:
+				return usageError(errors.New("--admission must be give-way or off"))
+			}
 			if cpuProfile != "" {
 				stop, err := startCPUProfile(cpuProfile)
 				if err != nil {
@@ -30,6 +39,10 @@ func (a *app) serveCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file when serve stops, for go tool pprof")
+	// Only `switchboard bench --admission off` sets it, to compare a burst without the give-way
+	// (docs/benchmarks.md): hidden, since no deployment should run without it.
+	cmd.Flags().StringVar(&admissionPolicy, "admission", bench.AdmissionGiveWay, "the dispatcher's admission policy: give-way or off (for switchboard bench)")
+	_ = cmd.Flags().MarkHidden("admission")
 	return cmd
 }
 
@@ -50,7 +63,7 @@ func (a *app) serve(ctx context.Context, path string, apiLn, metricsLn net.Liste
 	reloadCtx, stopReloads := context.WithCancel(ctx)
 	defer stopReloads()
 	go reloadOnHangup(reloadCtx, a.hangups, certs, log)
-	st, err := buildStack(ctx, rt, pkg, log, engine.SystemClock{})
+	st, err := buildStack(ctx, rt, pkg, log, engine.SystemClock{}, !a.noAdmission)
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	e.stack, err = buildStack(ctx, rt, pkg, slog.New(slog.DiscardHandler), e.clock)
+	e.stack, err = buildStack(ctx, rt, pkg, slog.New(slog.DiscardHandler), e.clock, true)
 	if err != nil {
 		t.Fatalf("build stack: %v", err)
 	}

@@ -33,6 +33,9 @@ type app struct {
 	outputRead bool
 	// hangups are serve's SIGHUPs (reload the TLS certificate); nil in every other command.
 	hangups <-chan os.Signal
+	// noAdmission runs serve's dispatcher without the give-way (serve --admission off, which
+	// only switchboard bench sets).
+	noAdmission bool
 }
 
 func main() {

@@ -91,8 +91,9 @@ func databaseInUse(path string, err error) error {
 		"stop the other serve or dev first, or run several instances on PostgreSQL (docs/operations.md, \"Scale-out on PostgreSQL\")", err))
 }
 
-// buildStack wires store, providers, dispatcher and API from a loaded runtime.
-func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, log *slog.Logger, clock engine.Clock) (*stack, error) {
+// buildStack wires store, providers, dispatcher and API from a loaded runtime; giveWay runs the
+// dispatcher with the give-way admission policy (false only for `bench --admission off`).
+func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package, log *slog.Logger, clock engine.Clock, giveWay bool) (*stack, error) {
 	s := &stack{rt: rt, pkg: pkg, log: log, clock: clock, metrics: newMetrics()}
 	st, pseudoKey, err := openStore(ctx, rt, pkg, s.clock, log, true, func() {
 		if s.webhooks != nil {
@@ -133,6 +134,11 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 			PollInterval: rt.Dispatch.PollInterval()})
 	}
 	intake := &engine.Intake{}
+	var admit engine.Admission // none: the dispatcher is never held back
+	if giveWay {
+		// Acceptance goes first in a burst: docs/operations.md, "Bursts and admission control".
+		admit = admission.NewGiveWay(admission.DefaultConfig(), intake.Started)
+	}
 	figures := engine.NewFigures(s.clock, 10*time.Second, 90)
 	s.dispatcher = engine.NewDispatcher(engine.DispatcherConfig{
 		Package: pkg, Store: st, Providers: s.providers, Clock: s.clock, Logger: log,
@@ -145,8 +151,7 @@ func buildStack(ctx context.Context, rt *runtime.Runtime, pkg *packages.Package,
 			figures.Attempt(provider, class, d)
 		},
 		Reconciler: st.ReceiptReconciler(),
-		// Acceptance goes first in a burst: docs/operations.md, "Bursts and admission control".
-		Admission: admission.NewGiveWay(admission.DefaultConfig(), intake.Started),
+		Admission:  admit,
 	})
 	submitter := engine.NewSubmitter(engine.SubmitterConfig{
 		Package: pkg, Store: st, Clock: s.clock,

@@ -42,6 +42,11 @@ type Result struct {
 	WriterMeanBatch    float64 `json:"writerMeanBatch"`
 	GivenWaySeconds    float64 `json:"givenWaySeconds"`
 	DurationSeconds    float64 `json:"durationSeconds"`
+	// CompletionSeconds is the time from the first acceptance to the last final state (the last
+	// receipt, or failure, of the run), on the server's clock.
+	CompletionSeconds float64 `json:"completionSeconds"`
+	// Admission is the serve processes' admission policy: "give-way" or "off".
+	Admission string `json:"admission"`
 	// Database is "sqlite" or "postgres", Instances the serve processes on it, Load who made
 	// the submissions: "bench" (its own callers) or "wrk".
 	Database  string `json:"database"`
@@ -61,22 +66,26 @@ type Result struct {
 	// ProcessCPUUsPerMessage is the CPU time of the bench's own process (its callers, the
 	// stand-ins, the event receiver; not the serve processes) per accepted message.
 	ProcessCPUUsPerMessage float64 `json:"processCpuUsPerMessage"`
+	OpenLoopFigures
 	Events
 }
 
 // Validate refuses flag values a run cannot honour; the command reports them as usage errors.
 func (c Config) Validate() error {
-	switch {
-	case c.Messages < 1:
+	if c.OpenLoop() {
+		if err := c.validateOpenLoop(); err != nil {
+			return err
+		}
+	} else if c.Messages < 1 {
 		return errors.New("--messages must be at least 1")
+	}
+	switch {
 	case c.Callers < 1:
 		return errors.New("--callers must be at least 1")
 	case c.Channel != "sms" && c.Channel != "email" && c.Channel != "peer" && c.Channel != "mixed":
 		return errors.New("--channel must be sms, email, peer or mixed")
 	case c.GatewayLatency < 0 || c.ReceiptDelay < 0:
 		return errors.New("--gateway-latency and --receipt-delay must not be negative")
-	case c.Rate < 0:
-		return errors.New("--rate must not be negative")
 	case c.Concurrency < 1:
 		return errors.New("--concurrency must be at least 1")
 	case c.Timeout <= 0:
@@ -87,23 +96,26 @@ func (c Config) Validate() error {
 		return errors.New("--instances above 1 needs --database: several serve processes share only PostgreSQL")
 	case c.Load != "" && c.Load != "wrk":
 		return errors.New("--load must be wrk")
-	case c.Load == "wrk" && c.Rate > 0:
-		return errors.New("--load wrk runs a closed loop: it takes no --rate")
+	case c.Load == "wrk" && c.OpenLoop():
+		return errors.New("--load wrk runs a burst (wrk has no fixed-rate mode): it takes no --rate or --duration")
+	case c.Admission != "" && c.Admission != AdmissionGiveWay && c.Admission != AdmissionOff:
+		return errors.New("--admission must be give-way or off")
 	case c.Load == "wrk" && c.Channel == "mixed":
 		return errors.New("--load wrk sends one submission body: it takes one channel, not mixed")
 	}
 	return nil
 }
 
-// Run makes one measurement of the stack start wires: it submits cfg.Messages messages, waits
-// until each is final (or cfg.Timeout after the last submission), reads every one back, and
-// summarizes. progress, when set, is told how many accepted messages have left the queue. A run
+// Run makes one measurement of the stack start wires: it submits cfg.Messages messages in a
+// burst, or cfg.Rate a second for cfg.Duration in an open loop, waits until each is final (or
+// cfg.Timeout after the last submission), reads every one back, and summarizes. progress, when set, is told how many accepted messages have left the queue. A run
 // that lost, duplicated or failed a message still returns its Result, with OK false; an error
 // means the run could not be made.
 func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, progress func(done, total int64)) (Result, error) {
 	if progress == nil {
 		progress = func(int64, int64) {}
 	}
+	cfg.Messages = cfg.Submissions()
 	e, err := startBench(ctx, cfg, start, log)
 	if err != nil {
 		return Result{}, err
@@ -147,6 +159,16 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %w", err)
 	}
+	// The events still in the outbox go out before the final reads, so that the serve CPU of
+	// the run with its events (serveCpuUsPerEvent) leaves those reads out as well.
+	var events Events
+	if e.stack.Events != nil {
+		pending, err := e.drainEvents(ctx, time.Now().Add(cfg.Timeout))
+		if err != nil {
+			return Result{}, fmt.Errorf("bench: %w", err)
+		}
+		events = eventFigures(e.stack.Events, begin, pending, processesCPU(pids)-serveBefore)
+	}
 	if err := e.readFinal(ctx, samples, min(cfg.Callers, 16), deadline); err != nil {
 		return Result{}, fmt.Errorf("bench: %w", err)
 	}
@@ -156,14 +178,6 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	dups, err := e.duplicates(ctx)
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %w", err)
-	}
-	var events Events
-	if e.stack.Events != nil {
-		pending, err := e.drainEvents(ctx, time.Now().Add(cfg.Timeout))
-		if err != nil {
-			return Result{}, fmt.Errorf("bench: %w", err)
-		}
-		events = eventFigures(e.stack.Events, begin, pending)
 	}
 	cpuEnd, _ := cputime.Process()
 	r := summarize(cfg, samples, begin, dups, processPeakRSS(pids))
@@ -198,8 +212,12 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	}
 	r.LoadAverage = loadAverage()
 	if cfg.Out != "" {
-		title := fmt.Sprintf("switchboard bench: %d %s message(s), %d caller(s), gateway latency %v",
-			cfg.Messages, cfg.Channel, cfg.Callers, cfg.GatewayLatency)
+		load := fmt.Sprintf("%d caller(s)", cfg.Callers)
+		if cfg.OpenLoop() {
+			load = fmt.Sprintf("%g/s for %v from at most %d caller(s)", cfg.Rate, cfg.Duration, cfg.Callers)
+		}
+		title := fmt.Sprintf("switchboard bench: %d %s message(s), %s, gateway latency %v",
+			cfg.Messages, cfg.Channel, load, cfg.GatewayLatency)
 		if err := writeBenchOut(cfg.Out, title, samples, begin); err != nil {
 			return Result{}, environment("bench.unwritable", cfg.Out, err)
 		}
@@ -215,14 +233,23 @@ func perMessageUs(d time.Duration, messages int) float64 {
 // WriteTable writes the result as the human table.
 func (r Result) WriteTable(out io.Writer) error {
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(w, "scenario\t%d %s message(s), %d caller(s) (%s), gateway latency %gms, concurrency %d\n",
-		r.Requested, r.Channel, r.Callers, r.Load, r.GatewayLatencyMs, r.Concurrency)
-	fmt.Fprintf(w, "stack\t%d serve process(es) on %s\n", r.Instances, r.Database)
+	if r.OpenLoopSeconds != nil {
+		fmt.Fprintf(w, "scenario\t%d %s message(s) in an open loop, %g/s for %gs from at most %d caller(s), gateway latency %gms, concurrency %d\n",
+			r.Requested, r.Channel, r.Rate, *r.OpenLoopSeconds, r.Callers, r.GatewayLatencyMs, r.Concurrency)
+	} else {
+		fmt.Fprintf(w, "scenario\t%d %s message(s), %d caller(s) (%s), gateway latency %gms, concurrency %d\n",
+			r.Requested, r.Channel, r.Callers, r.Load, r.GatewayLatencyMs, r.Concurrency)
+	}
+	fmt.Fprintf(w, "stack\t%d serve process(es) on %s, admission %s\n", r.Instances, r.Database, r.Admission)
 	fmt.Fprintf(w, "accepted\t%d (%d refused) at %.1f/s\n", r.Messages, r.Refused, r.AcceptedPerSecond)
 	fmt.Fprintf(w, "final\t%d delivered, %d failed, %d lost; delivered end to end at %.1f/s\n",
 		r.Delivered, r.Failed, r.Lost, r.DeliveredPerSecond)
 	fmt.Fprintf(w, "accept latency\tp50 %.1f ms, p99 %.1f ms\n", r.AcceptP50Ms, r.AcceptP99Ms)
 	fmt.Fprintf(w, "end to end\tp50 %.1f ms, p99 %.1f ms\n", r.EndToEndP50Ms, r.EndToEndP99Ms)
+	fmt.Fprintf(w, "completion\t%.2f s (from the first acceptance to the last final state)\n", r.CompletionSeconds)
+	if r.OpenLoopSeconds != nil {
+		r.OpenLoopFigures.writeLines(w, r.Requested)
+	}
 	fmt.Fprintf(w, "peak RSS\t%.1f MiB (the largest serve process)\n", float64(r.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(w, "serve CPU\t%.1f µs per message\n", r.ServeCPUUsPerMessage)
 	if r.DatabaseCPUUsPerMessage != nil {

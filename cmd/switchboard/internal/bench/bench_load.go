@@ -76,7 +76,8 @@ func benchBodies(pkg *packages.Package, companion string, channels []string) (ma
 }
 
 // load submits cfg.Messages messages from cfg.Callers callers, each with its own
-// Idempotency-Key, in a closed loop or, with a rate, an open loop; accepted counts the 202s.
+// Idempotency-Key, in a closed loop (a burst) or, with a rate, an open loop (open_loop.go);
+// accepted counts the 202s.
 func (e *benchEnv) load(ctx context.Context, cfg Config, bodies map[string][]byte, accepted *atomic.Int64) ([]benchSample, time.Time) {
 	channels := benchChannels(cfg.Channel)
 	samples := make([]benchSample, cfg.Messages)
@@ -96,16 +97,20 @@ func (e *benchEnv) load(ctx context.Context, cfg Config, bodies map[string][]byt
 				if i >= cfg.Messages || ctx.Err() != nil {
 					return
 				}
-				due := time.Now()
-				if cfg.Rate > 0 {
-					due = start.Add(time.Duration(float64(i) / cfg.Rate * float64(time.Second)))
+				due, taken, late := time.Now(), time.Duration(0), time.Duration(0)
+				if cfg.OpenLoop() {
+					// A caller takes submission i up once it is free; if that is after i was
+					// due, every caller was still waiting for an answer then.
+					due = start.Add(dueAt(i, cfg.Rate))
+					taken = max(0, time.Since(due))
 					if !sleepUntil(ctx, due) {
 						return
 					}
+					late = time.Since(due)
 				}
 				ch := channels[i%len(channels)]
 				status, id := e.submit(ctx, conn, submitURL, "bench-"+runID+"-"+strconv.Itoa(i), bodies[ch])
-				samples[i] = benchSample{Index: i, Channel: ch, Start: due, Accept: time.Since(due), HTTPStatus: status, ID: id}
+				samples[i] = benchSample{Index: i, Channel: ch, Start: due, Taken: taken, Late: late, Accept: time.Since(due), HTTPStatus: status, ID: id}
 				if status == http.StatusAccepted {
 					accepted.Add(1)
 				}

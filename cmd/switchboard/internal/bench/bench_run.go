@@ -22,8 +22,9 @@ type Config struct {
 	Channel        string // sms | email | peer | mixed
 	GatewayLatency time.Duration
 	ReceiptDelay   time.Duration
-	Rate           float64 // submissions per second; 0 means a closed loop
-	Concurrency    int     // dispatch.concurrency of the runtime file
+	Rate           float64       // submissions per second of an open-loop run; 0 for a burst
+	Duration       time.Duration // how long an open-loop run submits at Rate; 0 for a burst
+	Concurrency    int           // dispatch.concurrency of the runtime file
 	Package        string
 	Out            string
 	CPUProfile     string        // file for a CPU profile of the first serve process, or ""
@@ -32,6 +33,25 @@ type Config struct {
 	Instances      int           // serve processes on the database
 	Load           string        // "" (the bench's own callers) or "wrk" (an external load generator)
 	Webhooks       bool          // subscribe a local event receiver (events.go)
+	// Admission is the serve processes' admission policy: "give-way" (what serve runs, also
+	// for "") or "off" (none), to compare a burst's completion with and without it.
+	Admission string
+}
+
+// The values of Config.Admission.
+const (
+	// AdmissionGiveWay is the admission policy serve runs: during a burst, acceptance goes first.
+	AdmissionGiveWay = "give-way"
+	// AdmissionOff runs the serve processes without an admission policy.
+	AdmissionOff = "off"
+)
+
+// admission is the policy the run's serve processes take, "give-way" unless set.
+func (c Config) admission() string {
+	if c.Admission == "" {
+		return AdmissionGiveWay
+	}
+	return c.Admission
 }
 
 // benchEnv is the stack under test: a copy of the package in a temporary folder, the dev
@@ -97,9 +117,9 @@ func startBench(ctx context.Context, cfg Config, start StartStack, log *slog.Log
 		// receipts that put end-to-end p50 at 6.7 s), which a real gateway's webhook fan-out
 		// does not impose.
 		ReceiptWorkers: 64,
-		Webhooks:       cfg.Webhooks,
-		Tune:           func(path string) error { return setDispatchConcurrency(path, cfg.Concurrency) },
-		Database:       cfg.Database, Instances: max(cfg.Instances, 1), CPUProfile: cfg.CPUProfile,
+		Webhooks:       cfg.Webhooks, Admission: cfg.admission(),
+		Tune:     func(path string) error { return setDispatchConcurrency(path, cfg.Concurrency) },
+		Database: cfg.Database, Instances: max(cfg.Instances, 1), CPUProfile: cfg.CPUProfile,
 		Log: log, StandInLog: standInLog(log, log.Enabled(ctx, slog.LevelDebug)),
 	})
 	if err != nil {

@@ -14,6 +14,10 @@ type benchSample struct {
 	// Start is when the request was due: the send time in a closed loop, the scheduled time in
 	// an open loop (so that a stalled server cannot hide its queueing delay).
 	Start time.Time
+	// Taken is how long after Start a caller of an open loop took the submission up, 0 when
+	// one was free before it was due; Late is how long after Start it went out. Both are 0 in
+	// a burst.
+	Taken, Late time.Duration
 	// Accept is the time from Start to the 202 (or to the refusal).
 	Accept time.Duration
 	// HTTPStatus is the submission's status code (0 when the request failed in transport).
@@ -73,13 +77,16 @@ func PeakRSSBytes() int64 { return statusKiB("/proc/self/status", "VmHWM:") << 1
 // summarize turns the samples of a run, read back as final, into its result.
 func summarize(cfg Config, samples []benchSample, start time.Time, duplicates int, rss int64) Result {
 	r := Result{
-		Channel: cfg.Channel, Callers: cfg.Callers, Concurrency: cfg.Concurrency, Rate: cfg.Rate,
+		Channel: cfg.Channel, Callers: cfg.Callers, Concurrency: cfg.Concurrency, Rate: cfg.Rate, Admission: cfg.admission(),
 		GatewayLatencyMs: roundMs(cfg.GatewayLatency), Requested: cfg.Messages,
 		Duplicates: duplicates, PeakRSSBytes: rss,
 	}
 	accepts := make([]time.Duration, 0, len(samples))
 	ends := make([]time.Duration, 0, len(samples))
 	var lastAccept, lastFinal time.Time
+	// The completion of the run, on the server's clock: from the first acceptance to the last
+	// final state, delivered or failed.
+	var firstAccepted, lastDone time.Time
 	for _, s := range samples {
 		if s.ID == "" {
 			r.Refused++
@@ -89,6 +96,12 @@ func summarize(cfg Config, samples []benchSample, start time.Time, duplicates in
 		accepts = append(accepts, s.Accept)
 		if end := s.Start.Add(s.Accept); end.After(lastAccept) {
 			lastAccept = end
+		}
+		if !s.AcceptedAt.IsZero() && (firstAccepted.IsZero() || s.AcceptedAt.Before(firstAccepted)) {
+			firstAccepted = s.AcceptedAt
+		}
+		if finalStatus(s.Channel, s.Status) && s.UpdatedAt.After(lastDone) {
+			lastDone = s.UpdatedAt
 		}
 		switch {
 		case !finalStatus(s.Channel, s.Status):
@@ -113,6 +126,12 @@ func summarize(cfg Config, samples []benchSample, start time.Time, duplicates in
 	}
 	if last.After(start) {
 		r.DurationSeconds = math.Round(last.Sub(start).Seconds()*100) / 100
+	}
+	if !firstAccepted.IsZero() && lastDone.After(firstAccepted) {
+		r.CompletionSeconds = math.Round(lastDone.Sub(firstAccepted).Seconds()*1000) / 1000
+	}
+	if cfg.OpenLoop() {
+		r.OpenLoopFigures = openLoopFigures(cfg, samples)
 	}
 	r.OK = r.Lost == 0 && r.Duplicates == 0 && r.Refused == 0 && r.Failed == 0
 	return r

@@ -13,7 +13,8 @@ import (
 // `switchboard bench --webhooks`: one local endpoint subscribed to message.status of every
 // access profile, checking every signature. The run waits for the outbox to drain and reports
 // eventsPerSecond (distinct events received over the time from the first submission to the last
-// event) and eventLagP99Ms (change written to event received); docs/benchmarks.md.
+// event), eventLagP99Ms (change written to event received) and serveCpuUsPerEvent (the serve
+// processes' CPU until the outbox drained, per event); docs/benchmarks.md.
 
 // Events is what a run with --webhooks measured.
 type Events struct {
@@ -24,6 +25,10 @@ type Events struct {
 	EventDuplicates int      `json:"eventDuplicates,omitempty"`
 	EventsRefused   int      `json:"eventsRefused,omitempty"`
 	EventsPending   int64    `json:"eventsPending,omitempty"`
+	// ServeCPUUsPerEvent is the serve processes' CPU time from the first submission until the
+	// outbox drained, per distinct event received: the messages' work included (subtract a run
+	// without --webhooks for the events' own cost, docs/benchmarks.md).
+	ServeCPUUsPerEvent *float64 `json:"serveCpuUsPerEvent,omitempty"`
 }
 
 // drainEvents waits until the bench's endpoint has no pending event, or until deadline, and
@@ -46,14 +51,16 @@ func (e *benchEnv) drainEvents(ctx context.Context, deadline time.Time) (int64, 
 	}
 }
 
-// eventFigures summarizes what the receiver took since begin.
-func eventFigures(rc *receiver.Receiver, begin time.Time, pending int64) Events {
+// eventFigures summarizes what the receiver took since begin; serveCPU is the serve processes'
+// CPU time from begin until the outbox drained.
+func eventFigures(rc *receiver.Receiver, begin time.Time, pending int64, serveCPU time.Duration) Events {
 	st := rc.Stats()
 	f := Events{Received: st.Distinct, EventDuplicates: st.Duplicates, EventsRefused: st.Refused, EventsPending: pending}
 	if st.Distinct > 0 && st.Last.After(begin) {
 		eps := math.Round(float64(st.Distinct)/st.Last.Sub(begin).Seconds()*10) / 10
 		p99, p50 := percentileMs(st.Lags, 99), percentileMs(st.Lags, 50)
-		f.EventsPerSecond, f.EventLagP99Ms, f.EventLagP50Ms = &eps, &p99, &p50
+		perEvent := perMessageUs(serveCPU, st.Distinct)
+		f.EventsPerSecond, f.EventLagP99Ms, f.EventLagP50Ms, f.ServeCPUUsPerEvent = &eps, &p99, &p50, &perEvent
 	}
 	return f
 }
@@ -64,6 +71,6 @@ func (f Events) writeLine(w io.Writer) {
 		fmt.Fprintf(w, "events\tnone received (%d refused, %d pending)\n", f.EventsRefused, f.EventsPending)
 		return
 	}
-	fmt.Fprintf(w, "events\t%d at %.1f/s, lag p50 %.1f ms, p99 %.1f ms; %d duplicates, %d refused, %d pending\n",
-		f.Received, *f.EventsPerSecond, *f.EventLagP50Ms, *f.EventLagP99Ms, f.EventDuplicates, f.EventsRefused, f.EventsPending)
+	fmt.Fprintf(w, "events\t%d at %.1f/s, lag p50 %.1f ms, p99 %.1f ms; %d duplicates, %d refused, %d pending; serve CPU %.1f µs per event\n",
+		f.Received, *f.EventsPerSecond, *f.EventLagP50Ms, *f.EventLagP99Ms, f.EventDuplicates, f.EventsRefused, f.EventsPending, *f.ServeCPUUsPerEvent)
 }

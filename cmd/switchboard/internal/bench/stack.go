@@ -39,6 +39,8 @@ type StackSpec struct {
 	Instances int
 	// CPUProfile, when set, is where the first serve process writes a CPU profile of its run.
 	CPUProfile string
+	// Admission is the serve processes' admission policy, AdmissionGiveWay or AdmissionOff.
+	Admission string
 	// Log is the stack's logger, StandInLog the stand-ins'.
 	Log, StandInLog *slog.Logger
 }
