@@ -137,8 +137,8 @@ func TestWallAnswersWhatGoWritesByItself(t *testing.T) {
 		status        int
 		code          string // "" when the answer keeps Go's text body
 	}{
-		{"malformed request line", "GARBAGE-1f3e\r\n\r\n", 400, engine.CodeRequestInvalid},
-		{"invalid header name", "GET /health HTTP/1.1\r\nHost: x\r\nBad Header-1f3e: y\r\n\r\n", 400, engine.CodeRequestInvalid},
+		{"malformed request line", "GARBAGE-zqxw\r\n\r\n", 400, engine.CodeRequestInvalid},
+		{"invalid header name", "GET /health HTTP/1.1\r\nHost: x\r\nBad Header-zqxw: y\r\n\r\n", 400, engine.CodeRequestInvalid},
 		{"missing host", "GET /health HTTP/1.1\r\n\r\n", 400, engine.CodeRequestInvalid},
 		{"headers over the cap", "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 8<<10) + "\r\n\r\n", 431, engine.CodeHeadersTooLarge},
 		{"unknown transfer coding", "POST /test/body HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: zip\r\n\r\n", 501, ""},
@@ -154,7 +154,7 @@ func TestWallAnswersWhatGoWritesByItself(t *testing.T) {
 			br := bufio.NewReader(c)
 			resp, body := readAnswer(t, br)
 			if tc.code != "" {
-				checkProblem(t, resp, body, tc.status, tc.code, "1f3e", "GARBAGE")
+				checkProblem(t, resp, body, tc.status, tc.code, "zqxw", "GARBAGE")
 			} else if resp.StatusCode != tc.status {
 				t.Fatalf("status %d, want %d", resp.StatusCode, tc.status)
 			}
