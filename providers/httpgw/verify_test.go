@@ -271,6 +271,49 @@ func TestStandardWebhooksVerifier(t *testing.T) {
 	}
 }
 
+// TestStandardWebhooksTakesSvixHeaderNames: the svix- names of the three headers verify as the
+// webhook- ones do; a request mixing the two sets, or carrying both whole, is refused, and a
+// replay under the other naming is still a replay.
+func TestStandardWebhooksTakesSvixHeaderNames(t *testing.T) {
+	t.Parallel()
+	vec := standardWebhooksVector
+	ts := strconv.FormatInt(vec.ts, 10)
+	body := []byte(vec.body)
+	cases := []struct {
+		name    string
+		headers []string
+		ok      bool
+	}{
+		{"svix names", []string{"svix-id", vec.id, "svix-timestamp", ts, "svix-signature", vec.sig}, true},
+		{"Svix capitalised", []string{"Svix-Id", vec.id, "Svix-Timestamp", ts, "Svix-Signature", vec.sig}, true},
+		{"svix, wrong signature", []string{"svix-id", vec.id, "svix-timestamp", ts, "svix-signature", "v1,AAAA"}, false},
+		{"svix, missing signature", []string{"svix-id", vec.id, "svix-timestamp", ts}, false},
+		{"mixed: svix id", []string{"svix-id", vec.id, "webhook-timestamp", ts, "webhook-signature", vec.sig}, false},
+		{"mixed: svix signature", []string{"webhook-id", vec.id, "webhook-timestamp", ts, "svix-signature", vec.sig}, false},
+		{"both sets whole", []string{"webhook-id", vec.id, "webhook-timestamp", ts, "webhook-signature", vec.sig,
+			"svix-id", vec.id, "svix-timestamp", ts, "svix-signature", vec.sig}, false},
+		{"both sets, one stray svix header", []string{"webhook-id", vec.id, "webhook-timestamp", ts, "webhook-signature", vec.sig, "svix-id", vec.id}, false},
+	}
+	for _, tc := range cases {
+		clock := newFakeClock()
+		clock.now = time.Unix(vec.ts, 0)
+		v := mustVerifier(t, &VerifierConfig{Kind: VerifierStandardWebhooks, Secret: []byte(vec.secret)}, clock)
+		if err := v.Verify(callbackRequest("/cb", "application/json", body, tc.headers...), "", body); (err == nil) != tc.ok {
+			t.Errorf("%s: Verify = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+	clock := newFakeClock()
+	clock.now = time.Unix(vec.ts, 0)
+	v := mustVerifier(t, &VerifierConfig{Kind: VerifierStandardWebhooks, Secret: []byte(vec.secret)}, clock)
+	if err := v.Verify(webhookRequest(vec.id, ts, vec.sig, body), "", body); err != nil {
+		t.Fatalf("webhook- names refused: %v", err)
+	}
+	svix := callbackRequest("/cb", "application/json", body, "svix-id", vec.id, "svix-timestamp", ts, "svix-signature", vec.sig)
+	if err := v.Verify(svix, "", body); err == nil {
+		t.Fatal("a replay under the svix- names accepted")
+	}
+}
+
 func TestStandardWebhooksRefusesReplays(t *testing.T) {
 	t.Parallel()
 	secret := []byte("whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef01234567")))
