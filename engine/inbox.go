@@ -103,6 +103,9 @@ func CheckInbound(it InboundItem) error {
 		return fmt.Errorf("text must be at most %d bytes", MaxInboundText)
 	case !utf8.ValidString(it.From) || !utf8.ValidString(it.To) || !utf8.ValidString(it.Text) || !utf8.ValidString(it.ProviderReference):
 		return fmt.Errorf("from, to, text and providerReference must be UTF-8")
+	case !it.ReceivedAt.IsZero() && it.ReceivedAt.Before(time.Unix(0, 0)):
+		// tsMs, which keeps it, counts milliseconds since 1970 and is never negative.
+		return fmt.Errorf("receivedAt must not be before 1970-01-01T00:00:00Z")
 	}
 	return nil
 }

@@ -345,6 +345,12 @@ func (r *inboxRow) entry() engine.InboxEntry {
 		Protocol: r.Protocol, MessageID: r.MessageID,
 		TsMs: uint64(r.TsMs), ReceivedAt: fromMs(r.ReceivedAt), Payload: r.Payload,
 	}
+	if r.Provider != "" && r.TsMs < 0 {
+		// A gateway's time is a signed count: one before 1970 (stored before PutInbound
+		// refused such times) has no unsigned tsMs and reads as none given, never wrapped
+		// into a count 584 million years away. A peer's tsMs is its envelope's uint64.
+		e.TsMs = 0
+	}
 	switch {
 	case r.PayloadErasedAt.Valid:
 		e.Payload = nil

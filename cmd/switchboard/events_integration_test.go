@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -124,7 +125,7 @@ func TestDevEventsAndInboundReply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	post := func(provider, body string) int {
+	post := func(provider, body string) (int, string) {
 		mac := hmac.New(sha256.New, secret)
 		mac.Write([]byte(body))
 		req, _ := http.NewRequest("POST", s.session.API+"/v1/provider-callbacks/"+provider, strings.NewReader(body))
@@ -134,20 +135,23 @@ func TestDevEventsAndInboundReply(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp.Body.Close()
-		return resp.StatusCode
+		defer resp.Body.Close()
+		problem, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(problem)
 	}
 	for name, tc := range map[string]struct {
 		provider, body string
 		want           int
+		detail         string // what the problem's detail names, when not empty
 	}{
-		"missing from":     {"sms-gateway", `{"type":"inbound","id":"gw-in-x1","text":"hi"}`, 422},
-		"oversized text":   {"sms-gateway", `{"type":"inbound","id":"gw-in-x2","from":"+1555","text":"` + strings.Repeat("x", 64<<10+1) + `"}`, 422},
-		"unknown provider": {"fax-gateway", `{"type":"inbound","id":"gw-in-x3","from":"+1555","text":"hi"}`, 403},
-		"repeat":           {"sms-gateway", `{"type":"inbound","id":"` + e["messageId"].(string) + `","from":"+15550100123","text":"YES"}`, 204},
+		"received before 1970": {"sms-gateway", `{"type":"inbound","id":"gw-in-x0","from":"+1555","text":"hi","receivedAt":"1969-12-31T23:59:59Z"}`, 422, "receivedAt"},
+		"missing from":         {"sms-gateway", `{"type":"inbound","id":"gw-in-x1","text":"hi"}`, 422, ""},
+		"oversized text":       {"sms-gateway", `{"type":"inbound","id":"gw-in-x2","from":"+1555","text":"` + strings.Repeat("x", 64<<10+1) + `"}`, 422, ""},
+		"unknown provider":     {"fax-gateway", `{"type":"inbound","id":"gw-in-x3","from":"+1555","text":"hi"}`, 403, ""},
+		"repeat":               {"sms-gateway", `{"type":"inbound","id":"` + e["messageId"].(string) + `","from":"+15550100123","text":"YES"}`, 204, ""},
 	} {
-		if got := post(tc.provider, tc.body); got != tc.want {
-			t.Errorf("%s: answered %d, want %d", name, got, tc.want)
+		if got, problem := post(tc.provider, tc.body); got != tc.want || !strings.Contains(problem, tc.detail) {
+			t.Errorf("%s: answered %d %s, want %d naming %q", name, got, problem, tc.want, tc.detail)
 		}
 	}
 	resp, raw = s.do("GET", "/v1/inbox", s.token("inbox-reader"), "", nil, &page)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"switchboard/engine"
 )
 
 // docs/api.md is the reader's reference of the API; /openapi.json is the machine's. These tests
@@ -236,5 +238,24 @@ func TestAPIDocListsEveryProblemCode(t *testing.T) {
 		if _, ok := problems[c]; !ok {
 			t.Errorf("docs/api.md, \"Problem codes\" lists %s, which the problems table does not know", c)
 		}
+	}
+}
+
+// TestAPIDocPutsAMissingScopeUnder403: a valid token that lacks a scope its access profile
+// requires is answered 403 operation.not-authorized (auth.Authorize; RFC 6750's
+// insufficient_scope), so the problem table says so on that row and not under 401.
+func TestAPIDocPutsAMissingScopeUnder403(t *testing.T) {
+	t.Parallel()
+	causes := map[string]string{}
+	for _, row := range tableRows(docSection(t, apiDoc, "Problem codes")) {
+		if len(row) >= 3 && code(row[0]) != "" {
+			causes[code(row[0])] = row[2]
+		}
+	}
+	if c := causes[engine.CodeAuthenticationRefused]; strings.Contains(c, "scope") {
+		t.Errorf("docs/api.md lists a scope under %s (401): %q", engine.CodeAuthenticationRefused, c)
+	}
+	if c := causes[engine.CodeOperationNotAuthz]; !strings.Contains(c, "scope") {
+		t.Errorf("docs/api.md does not list a missing scope under %s (403): %q", engine.CodeOperationNotAuthz, c)
 	}
 }

@@ -44,6 +44,9 @@ func (s *Server) callback(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		p := &engine.Problem{Code: engine.CodeCallbackUnreadable, Detail: "the callback could not be read", Err: err}
+		if named := (*engine.Problem)(nil); errors.As(err, &named) && named.Code == engine.CodeCallbackUnreadable && named != engine.ErrCallbackUnreadable {
+			p.Detail = named.Detail // an item the inbox cannot keep, by member (engine.CheckInbound)
+		}
 		if !errors.Is(err, engine.ErrCallbackUnreadable) {
 			p.Code, p.Detail = engine.CodeServiceUnavailable, "the callback could not be handled now"
 		}

@@ -37,16 +37,11 @@ type consoleConfigView struct {
 	Scope    string `json:"scope"`
 }
 
-// consoleHandler serves the console's files, each with the console's security headers.
+// consoleHandler serves the console's files (Handler has set the console's security headers).
 func (s *Server) consoleHandler() http.HandlerFunc {
 	files, _ := fs.Sub(consoleFiles, "console")
-	csp := consolePolicy(s.cfg.Console.Issuer)
 	return func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
-		h.Set("Content-Security-Policy", csp)
-		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("X-Frame-Options", "DENY")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		name := strings.TrimPrefix(r.URL.Path, "/console/")
 		switch name {
 		case "config.json":
@@ -67,6 +62,20 @@ func (s *Server) consoleHandler() http.HandlerFunc {
 			_, _ = w.Write(b)
 		}
 	}
+}
+
+// underConsole reports whether an answer to path is the console's: /console and all below it.
+func underConsole(path string) bool {
+	return path == "/console" || strings.HasPrefix(path, "/console/")
+}
+
+// setConsoleHeaders sets the console's security headers: its policy, no referrer, no framing,
+// and a browsing context of its own.
+func (s *Server) setConsoleHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", s.consoleCSP)
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 }
 
 // consolePolicy is the Content-Security-Policy of every console response: this origin only,

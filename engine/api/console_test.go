@@ -37,3 +37,40 @@ func TestConsoleOnlyWhenEnabled(t *testing.T) {
 		t.Fatalf("policy without an issuer origin: %q", got)
 	}
 }
+
+// TestConsoleHeadersOnEveryAnswer: every answer under /console/ carries the console's security
+// headers, also those the router writes itself (the redirect of an unclean path, the 405 of
+// another method) and a refused request; answers elsewhere do not.
+func TestConsoleHeadersOnEveryAnswer(t *testing.T) {
+	t.Parallel()
+	s := New(Config{Clock: engine.SystemClock{}, Logger: slog.New(slog.DiscardHandler),
+		Console: ConsoleConfig{Enabled: true, ClientID: "ops", Issuer: "https://id.example/realms/ops"}})
+	cases := []struct {
+		method, path string
+		status       int
+	}{
+		{http.MethodGet, "/console/", http.StatusOK},
+		{http.MethodGet, "/console/./app.js", http.StatusTemporaryRedirect},
+		{http.MethodGet, "/console//app.js", http.StatusTemporaryRedirect},
+		{http.MethodGet, "/console", http.StatusTemporaryRedirect},
+		{http.MethodPost, "/console/", http.StatusMethodNotAllowed},
+		{http.MethodGet, "/console/no-such-file.js", http.StatusNotFound},
+	}
+	for _, tc := range cases {
+		w := httptest.NewRecorder()
+		s.Handler().ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+		h := w.Header()
+		if w.Code != tc.status {
+			t.Errorf("%s %s: %d, want %d", tc.method, tc.path, w.Code, tc.status)
+		}
+		if !strings.HasPrefix(h.Get("Content-Security-Policy"), "default-src 'self'") || h.Get("X-Frame-Options") != "DENY" ||
+			h.Get("Referrer-Policy") != "no-referrer" || h.Get("Cross-Origin-Opener-Policy") != "same-origin" {
+			t.Errorf("%s %s (%d) lacks the console's headers: %v", tc.method, tc.path, w.Code, h)
+		}
+	}
+	w := httptest.NewRecorder()
+	s.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/health", nil))
+	if w.Header().Get("Content-Security-Policy") != "" && strings.Contains(w.Header().Get("Content-Security-Policy"), "connect-src") {
+		t.Errorf("/health carries the console's policy: %v", w.Header())
+	}
+}

@@ -44,6 +44,7 @@ func (s *Server) operatorRoutes() {
 	s.handle("/v1/audit/verification", methods{http.MethodGet: s.authed(operator, s.journalVerification),
 		http.MethodPost: s.authed(operator, s.startJournalVerification)})
 	if s.cfg.Console.Enabled {
+		s.consoleCSP = consolePolicy(s.cfg.Console.Issuer)
 		s.handle("/console/", methods{http.MethodGet: s.consoleHandler()})
 	}
 }

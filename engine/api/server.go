@@ -70,6 +70,8 @@ type Server struct {
 	pseudonyms *pseudonymMemo
 	journal    *journalState
 	mux        *http.ServeMux
+	// consoleCSP is the console's Content-Security-Policy; empty while the console is off.
+	consoleCSP string
 }
 
 // maxBody is the request body cap (docs/api.md, "Limits").
@@ -102,6 +104,10 @@ func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		setCommonHeaders(w.Header())
+		if s.consoleCSP != "" && underConsole(r.URL.Path) {
+			// Every answer there, also the router's own (a redirect, a 405) and a refusal.
+			s.setConsoleHeaders(w.Header())
+		}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() {
 			if v := recover(); v != nil {

@@ -70,6 +70,11 @@ func (p *Provider) ParseCallback(ctx context.Context, r *http.Request, body []by
 		}
 	}
 	p.cfg.Observer(EventCallback, "unreadable")
+	var named *engine.Problem
+	if errors.As(err, &named) && named.Code == engine.CodeCallbackUnreadable {
+		// An item the inbox cannot keep: the problem says which member.
+		return engine.Callback{}, fmt.Errorf("httpgw %s: callback: %w", p.cfg.ID, named)
+	}
 	return engine.Callback{}, fmt.Errorf("httpgw %s: callback: %w (%v)", p.cfg.ID, engine.ErrCallbackUnreadable, err)
 }
 
@@ -99,12 +104,13 @@ func decodeCallback(program *scripting.Program, raw json.RawMessage) (engine.Cal
 		if o.ReceivedAt != nil {
 			t, err := time.Parse(time.RFC3339Nano, *o.ReceivedAt)
 			if err != nil {
-				return engine.Callback{}, fmt.Errorf("inbound %d: receivedAt must be an RFC 3339 time", i)
+				return engine.Callback{}, engine.NewProblem(engine.CodeCallbackUnreadable, fmt.Sprintf("inbound item %d: receivedAt must be an RFC 3339 time", i))
 			}
 			it.ReceivedAt = t
 		}
 		if err := engine.CheckInbound(it); err != nil {
-			return engine.Callback{}, fmt.Errorf("inbound %d: %w", i, err)
+			// The reason names the member and holds no value: the gateway may read it.
+			return engine.Callback{}, engine.NewProblem(engine.CodeCallbackUnreadable, fmt.Sprintf("inbound item %d: %v", i, err))
 		}
 		inbound = append(inbound, it)
 	}

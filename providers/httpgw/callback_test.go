@@ -51,6 +51,15 @@ func TestParseCallbackInbound(t *testing.T) {
 			t.Errorf("%s: ParseCallback = %v, want callback.unreadable", name, err)
 		}
 	}
+	// A time before 1970 is refused by a problem that names the member (the gateway reads it).
+	_, err = parse(`{"type":"inbound","id":"gw-in-2","from":"+1555","text":"hi","receivedAt":"1969-12-31T23:59:59Z"}`)
+	var named *engine.Problem
+	if !errors.As(err, &named) || named.Code != engine.CodeCallbackUnreadable || !strings.Contains(named.Detail, "receivedAt") {
+		t.Errorf("a 1969 receivedAt: ParseCallback = %v, want callback.unreadable naming receivedAt", err)
+	}
+	if cb, err := parse(`{"type":"inbound","id":"gw-in-2","from":"+1555","text":"hi","receivedAt":"1970-01-01T00:00:00Z"}`); err != nil || len(cb.Inbound) != 1 {
+		t.Errorf("a receivedAt at the epoch = %v", err)
+	}
 	// A text of exactly 64 KiB is taken.
 	if cb, err := parse(`{"type":"inbound","id":"gw-in-3","from":"+1555","text":"` + strings.Repeat("z", 64<<10) + `"}`); err != nil || len(cb.Inbound) != 1 {
 		t.Fatalf("a 64 KiB text = %v", err)

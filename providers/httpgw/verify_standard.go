@@ -21,6 +21,10 @@ const webhookReplayCapacity = 1 << 16
 // standardWebhooksVerifier checks Standard Webhooks v1 signatures (HMAC-SHA256 over
 // "id.timestamp.body", base64, several space-separated "v1,<sig>" entries for key rotation).
 //
+// The headers are webhook-id, webhook-timestamp and webhook-signature, or the same three named
+// svix-id, svix-timestamp and svix-signature, as senders hosted by Svix name them (the scheme
+// is the same). A request carrying headers of both sets is refused, whichever they are.
+//
 // Replay: a verified (webhook-id, webhook-timestamp) pair is remembered until its timestamp
 // leaves the tolerance window and a second request with the same pair is refused. The pair,
 // not the id alone, is the key because a sender's own retry of an event keeps the id but
@@ -43,30 +47,34 @@ func newStandardWebhooksVerifier(cfg VerifierConfig, clock engine.Clock) (Verifi
 
 // Verify checks the headers, the timestamp window, the signatures, then the replay cache.
 func (v *standardWebhooksVerifier) Verify(r *http.Request, _ string, body []byte) error {
-	id, err := singleHeader(r, "webhook-id")
+	names, err := webhookHeaderNames(r)
+	if err != nil {
+		return err
+	}
+	id, err := singleHeader(r, names.id)
 	if err != nil {
 		return err
 	}
 	if len(id) > 256 || strings.ContainsAny(id, ". \t") {
-		return fmt.Errorf("%w: webhook-id is malformed", errUnverified)
+		return fmt.Errorf("%w: %s is malformed", errUnverified, names.id)
 	}
-	tsText, err := singleHeader(r, "webhook-timestamp")
+	tsText, err := singleHeader(r, names.timestamp)
 	if err != nil {
 		return err
 	}
 	ts, err := parseUnixSeconds(tsText)
 	if err != nil {
-		return fmt.Errorf("%w: webhook-timestamp: %w", errUnverified, err)
+		return fmt.Errorf("%w: %s: %w", errUnverified, names.timestamp, err)
 	}
 	now := v.clock.Now()
 	sent := time.Unix(ts, 0)
 	if now.Sub(sent) > WebhookTolerance {
-		return fmt.Errorf("%w: webhook-timestamp is too old", errUnverified)
+		return fmt.Errorf("%w: %s is too old", errUnverified, names.timestamp)
 	}
 	if sent.Sub(now) > WebhookTolerance {
-		return fmt.Errorf("%w: webhook-timestamp is in the future", errUnverified)
+		return fmt.Errorf("%w: %s is in the future", errUnverified, names.timestamp)
 	}
-	sigs, err := singleHeader(r, "webhook-signature")
+	sigs, err := singleHeader(r, names.signature)
 	if err != nil {
 		return err
 	}
@@ -74,9 +82,33 @@ func (v *standardWebhooksVerifier) Verify(r *http.Request, _ string, body []byte
 		return fmt.Errorf("%w: no v1 signature matches", errUnverified)
 	}
 	if !v.seen.add(id+"\x00"+tsText, sent.Add(WebhookTolerance), now) {
-		return fmt.Errorf("%w: webhook-id and timestamp already seen, or replay memory full", errUnverified)
+		return fmt.Errorf("%w: id and timestamp already seen, or replay memory full", errUnverified)
 	}
 	return nil
+}
+
+// webhookHeaders names the three headers of a Standard Webhooks request.
+type webhookHeaders struct{ id, timestamp, signature string }
+
+// The two namings of the same headers: Standard Webhooks' own, and Svix's.
+var (
+	standardHeaderNames = webhookHeaders{"webhook-id", "webhook-timestamp", "webhook-signature"}
+	svixHeaderNames     = webhookHeaders{"svix-id", "svix-timestamp", "svix-signature"}
+)
+
+// webhookHeaderNames returns the naming r uses: Svix's when it carries any svix- header,
+// Standard Webhooks' otherwise. A request carrying headers of both is refused.
+func webhookHeaderNames(r *http.Request) (webhookHeaders, error) {
+	has := func(n webhookHeaders) bool {
+		return len(r.Header.Values(n.id))+len(r.Header.Values(n.timestamp))+len(r.Header.Values(n.signature)) > 0
+	}
+	switch standard, svix := has(standardHeaderNames), has(svixHeaderNames); {
+	case standard && svix:
+		return webhookHeaders{}, fmt.Errorf("%w: both webhook- and svix- headers", errUnverified)
+	case svix:
+		return svixHeaderNames, nil
+	}
+	return standardHeaderNames, nil
 }
 
 // singleHeader returns the one value of a header, refusing none or several.

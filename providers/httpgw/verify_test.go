@@ -138,6 +138,89 @@ func TestTwilioVerifierAppendsTheRequestQueryAndChecksJSONBodies(t *testing.T) {
 	}
 }
 
+// TestTwilioVerifierTakesTheDefaultPortEitherWay: Twilio signs some callbacks over the URL with
+// the scheme's default port written out and some without; either form of the configured URL is
+// accepted, and no other URL.
+func TestTwilioVerifierTakesTheDefaultPortEitherWay(t *testing.T) {
+	t.Parallel()
+	token := []byte("auth-token")
+	form := []byte("MessageSid=SM1&MessageStatus=delivered")
+	sign := func(url string) string {
+		m := hmac.New(sha1.New, token)
+		m.Write([]byte(url + "MessageSidSM1MessageStatusdelivered"))
+		return base64.StdEncoding.EncodeToString(m.Sum(nil))
+	}
+	cases := []struct {
+		configured, signed string
+		ok                 bool
+	}{
+		{"https://gw.example/v1/provider-callbacks/twilio", "https://gw.example/v1/provider-callbacks/twilio", true},
+		{"https://gw.example/v1/provider-callbacks/twilio", "https://gw.example:443/v1/provider-callbacks/twilio", true},
+		{"https://gw.example:443/v1/provider-callbacks/twilio", "https://gw.example/v1/provider-callbacks/twilio", true},
+		{"https://gw.example:443/v1/provider-callbacks/twilio", "https://gw.example:443/v1/provider-callbacks/twilio", true},
+		{"http://gw.example/v1/provider-callbacks/twilio", "http://gw.example:80/v1/provider-callbacks/twilio", true},
+		{"http://gw.example:80/v1/provider-callbacks/twilio", "http://gw.example/v1/provider-callbacks/twilio", true},
+		{"https://user:pw@gw.example/cb?x=1", "https://user:pw@gw.example:443/cb?x=1", true},
+		{"https://[2001:db8::1]/cb", "https://[2001:db8::1]:443/cb", true},
+		{"https://gw.example:8443/cb", "https://gw.example:8443/cb", true},
+		// Nothing looser.
+		{"https://gw.example:8443/cb", "https://gw.example/cb", false},
+		{"https://gw.example:8443/cb", "https://gw.example:443/cb", false},
+		{"https://gw.example/cb", "https://gw.example:80/cb", false},
+		{"http://gw.example/cb", "http://gw.example:443/cb", false},
+		{"https://gw.example/cb", "http://gw.example/cb", false},
+		{"https://gw.example/cb", "http://gw.example:443/cb", false},
+		{"https://gw.example/cb", "https://gw.example:8443/cb", false},
+		{"https://gw.example/cb", "https://other.example:443/cb", false},
+		{"https://gw.example/cb", "https://gw.example:443/cb/", false},
+		{"https://gw.example/cb", "https://gw.example:443/cb?x=1", false},
+		{"https://gw.example/cb?x=1", "https://gw.example:443/cb?x=2", false},
+	}
+	for _, tc := range cases {
+		v := mustVerifier(t, &VerifierConfig{Kind: VerifierTwilio, URL: tc.configured, Secret: token}, nil)
+		r := callbackRequest("/v1/provider-callbacks/twilio", "application/x-www-form-urlencoded", form, "X-Twilio-Signature", sign(tc.signed))
+		if err := v.Verify(r, "", form); (err == nil) != tc.ok {
+			t.Errorf("configured %s, signed over %s: Verify = %v, want ok=%v", tc.configured, tc.signed, err, tc.ok)
+		}
+	}
+}
+
+// TestTwilioVerifierSharedKeyAlgorithms: a webhook signed with a SharedKey names its algorithm
+// in X-Twilio-Webhooks-Signature-Settings; HMAC_SHA256 and HMAC_SHA1 are checked with the
+// configured secret, and an algorithm we do not know is refused.
+func TestTwilioVerifierSharedKeyAlgorithms(t *testing.T) {
+	t.Parallel()
+	secret := []byte("shared-key-secret")
+	url := "https://gw.example/v1/provider-callbacks/twilio"
+	v := mustVerifier(t, &VerifierConfig{Kind: VerifierTwilio, URL: url, Secret: secret}, nil)
+	form := []byte("MessageSid=SM1&MessageStatus=delivered")
+	data := []byte(url + "MessageSidSM1MessageStatusdelivered")
+	sha1Sig := hmac.New(sha1.New, secret)
+	sha1Sig.Write(data)
+	sha256Sig := hmac.New(sha256.New, secret)
+	sha256Sig.Write(data)
+	b64 := func(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+	cases := []struct {
+		name    string
+		headers []string
+		ok      bool
+	}{
+		{"sha256", []string{"X-Twilio-Signature", b64(sha256Sig.Sum(nil)), "X-Twilio-Webhooks-Signature-Settings", "key=webhooks_sharedkey_1,algorithm=HMAC_SHA256"}, true},
+		{"sha1 named", []string{"X-Twilio-Signature", b64(sha1Sig.Sum(nil)), "X-Twilio-Webhooks-Signature-Settings", "key=webhooks_sharedkey_1, algorithm=HMAC_SHA1"}, true},
+		{"sha1 without settings", []string{"X-Twilio-Signature", b64(sha1Sig.Sum(nil))}, true},
+		{"sha256 without settings", []string{"X-Twilio-Signature", b64(sha256Sig.Sum(nil))}, false},
+		{"sha1 signature, sha256 named", []string{"X-Twilio-Signature", b64(sha1Sig.Sum(nil)), "X-Twilio-Webhooks-Signature-Settings", "algorithm=HMAC_SHA256"}, false},
+		{"unknown algorithm", []string{"X-Twilio-Signature", b64(sha256Sig.Sum(nil)), "X-Twilio-Webhooks-Signature-Settings", "algorithm=HMAC_SHA512"}, false},
+		{"two settings headers", []string{"X-Twilio-Signature", b64(sha256Sig.Sum(nil)), "X-Twilio-Webhooks-Signature-Settings", "algorithm=HMAC_SHA256", "X-Twilio-Webhooks-Signature-Settings", "algorithm=HMAC_SHA256"}, false},
+	}
+	for _, tc := range cases {
+		r := callbackRequest("/v1/provider-callbacks/twilio", "application/x-www-form-urlencoded", form, tc.headers...)
+		if err := v.Verify(r, "", form); (err == nil) != tc.ok {
+			t.Errorf("%s: Verify = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+}
+
 // standardWebhooksVector is the test vector of the Standard Webhooks reference libraries.
 var standardWebhooksVector = struct {
 	secret, id, body, sig string
@@ -185,6 +268,49 @@ func TestStandardWebhooksVerifier(t *testing.T) {
 		if (err == nil) != tc.ok {
 			t.Errorf("%s: Verify = %v, want ok=%v", tc.name, err, tc.ok)
 		}
+	}
+}
+
+// TestStandardWebhooksTakesSvixHeaderNames: the svix- names of the three headers verify as the
+// webhook- ones do; a request mixing the two sets, or carrying both whole, is refused, and a
+// replay under the other naming is still a replay.
+func TestStandardWebhooksTakesSvixHeaderNames(t *testing.T) {
+	t.Parallel()
+	vec := standardWebhooksVector
+	ts := strconv.FormatInt(vec.ts, 10)
+	body := []byte(vec.body)
+	cases := []struct {
+		name    string
+		headers []string
+		ok      bool
+	}{
+		{"svix names", []string{"svix-id", vec.id, "svix-timestamp", ts, "svix-signature", vec.sig}, true},
+		{"Svix capitalised", []string{"Svix-Id", vec.id, "Svix-Timestamp", ts, "Svix-Signature", vec.sig}, true},
+		{"svix, wrong signature", []string{"svix-id", vec.id, "svix-timestamp", ts, "svix-signature", "v1,AAAA"}, false},
+		{"svix, missing signature", []string{"svix-id", vec.id, "svix-timestamp", ts}, false},
+		{"mixed: svix id", []string{"svix-id", vec.id, "webhook-timestamp", ts, "webhook-signature", vec.sig}, false},
+		{"mixed: svix signature", []string{"webhook-id", vec.id, "webhook-timestamp", ts, "svix-signature", vec.sig}, false},
+		{"both sets whole", []string{"webhook-id", vec.id, "webhook-timestamp", ts, "webhook-signature", vec.sig,
+			"svix-id", vec.id, "svix-timestamp", ts, "svix-signature", vec.sig}, false},
+		{"both sets, one stray svix header", []string{"webhook-id", vec.id, "webhook-timestamp", ts, "webhook-signature", vec.sig, "svix-id", vec.id}, false},
+	}
+	for _, tc := range cases {
+		clock := newFakeClock()
+		clock.now = time.Unix(vec.ts, 0)
+		v := mustVerifier(t, &VerifierConfig{Kind: VerifierStandardWebhooks, Secret: []byte(vec.secret)}, clock)
+		if err := v.Verify(callbackRequest("/cb", "application/json", body, tc.headers...), "", body); (err == nil) != tc.ok {
+			t.Errorf("%s: Verify = %v, want ok=%v", tc.name, err, tc.ok)
+		}
+	}
+	clock := newFakeClock()
+	clock.now = time.Unix(vec.ts, 0)
+	v := mustVerifier(t, &VerifierConfig{Kind: VerifierStandardWebhooks, Secret: []byte(vec.secret)}, clock)
+	if err := v.Verify(webhookRequest(vec.id, ts, vec.sig, body), "", body); err != nil {
+		t.Fatalf("webhook- names refused: %v", err)
+	}
+	svix := callbackRequest("/cb", "application/json", body, "svix-id", vec.id, "svix-timestamp", ts, "svix-signature", vec.sig)
+	if err := v.Verify(svix, "", body); err == nil {
+		t.Fatal("a replay under the svix- names accepted")
 	}
 }
 

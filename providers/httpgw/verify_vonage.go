@@ -111,7 +111,13 @@ func (v *vonageVerifier) Verify(r *http.Request, _ string, body []byte) error {
 		return fmt.Errorf("%w: timestamp is outside the %s window", errUnverified, WebhookTolerance)
 	}
 	want := v.digest(VonageSignedString(params))
-	if !hmac.Equal(got, want) {
+	matched := hmac.Equal(got, want)
+	if !matched && anyBlank(params) {
+		// The same parameters signed with their blank ones written out, as Vonage's Node library signs.
+		want = v.digest(vonageSignedString(params, true))
+		matched = hmac.Equal(got, want)
+	}
+	if !matched {
 		return fmt.Errorf("%w: signature mismatch", errUnverified)
 	}
 	if !v.seen.add(hex.EncodeToString(want), sent.Add(WebhookTolerance), now) {
@@ -136,10 +142,15 @@ func (v *vonageVerifier) digest(s string) []byte {
 // VonageSignedString builds the string the Vonage SMS API signs from a callback's parameters:
 // every parameter but sig whose value is not blank, sorted by name, as "&name=value", with "&"
 // and "=" in names and values replaced by "_". It is exported for signers in tests and tools.
-func VonageSignedString(params map[string]string) string {
+func VonageSignedString(params map[string]string) string { return vonageSignedString(params, false) }
+
+// vonageSignedString is VonageSignedString, with blank parameters written too ("&name=")
+// when withBlanks is set: Vonage's Node library signs that way, its Java library and
+// VonageSignedString leave them out, and the verifier takes either (docs/adapters.md).
+func vonageSignedString(params map[string]string, withBlanks bool) string {
 	names := make([]string, 0, len(params))
 	for name, value := range params {
-		if name != "sig" && strings.TrimFunc(value, func(r rune) bool { return r <= ' ' }) != "" {
+		if name != "sig" && (withBlanks || !isBlank(value)) {
 			names = append(names, name)
 		}
 	}
@@ -153,6 +164,21 @@ func VonageSignedString(params map[string]string) string {
 		b.WriteString(clean.Replace(params[name]))
 	}
 	return b.String()
+}
+
+// isBlank reports whether a parameter value holds nothing but spaces and control characters.
+func isBlank(value string) bool {
+	return strings.TrimFunc(value, func(r rune) bool { return r <= ' ' }) == ""
+}
+
+// anyBlank reports whether a parameter other than sig is blank.
+func anyBlank(params map[string]string) bool {
+	for name, value := range params {
+		if name != "sig" && isBlank(value) {
+			return true
+		}
+	}
+	return false
 }
 
 // vonageParams returns the callback's parameters, one value per name.

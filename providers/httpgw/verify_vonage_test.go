@@ -190,3 +190,37 @@ func TestNewVonageVerifierRefusesBadConfigs(t *testing.T) {
 		}
 	}
 }
+
+// TestVonageVerifierTakesBlankParametersEitherWay: Vonage's Node library writes a blank
+// parameter into the signed string ("&client-ref="), its Java library leaves it out; a callback
+// signed either way verifies, and one whose blank parameter was given a value does not.
+func TestVonageVerifierTakesBlankParametersEitherWay(t *testing.T) {
+	t.Parallel()
+	secret := []byte("vonage-signature-secret")
+	clock := newFakeClock()
+	ts := strconv.FormatInt(clock.Now().Unix(), 10)
+	params := map[string]string{"messageId": "0A0000000123ABCD1", "status": "delivered", "client-ref": "", "timestamp": ts}
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte("&client-ref=&messageId=0A0000000123ABCD1&status=delivered&timestamp=" + ts))
+	withBlank := hex.EncodeToString(m.Sum(nil))
+	for name, tc := range map[string]struct {
+		sig, clientRef string
+		ok             bool
+	}{
+		"blank left out (Java)":    {vonageSign("sha256", secret, params), "", true},
+		"blank written out (Node)": {withBlank, "", true},
+		"blank given a value":      {withBlank, "x", false},
+	} {
+		form := url.Values{"sig": {tc.sig}, "client-ref": {tc.clientRef}}
+		for k, v := range params {
+			if k != "client-ref" {
+				form.Set(k, v)
+			}
+		}
+		v := mustVerifier(t, &VerifierConfig{Kind: VerifierVonageSignature, SignatureMethod: "sha256", Secret: secret}, clock)
+		body := []byte(form.Encode())
+		if err := v.Verify(callbackRequest("/cb", "application/x-www-form-urlencoded", body), "", body); (err == nil) != tc.ok {
+			t.Errorf("%s: Verify = %v, want ok=%v", name, err, tc.ok)
+		}
+	}
+}
