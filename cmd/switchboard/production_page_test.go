@@ -265,7 +265,8 @@ func newPageMapping(root, idp, gateway, api, metrics string) *pageMapping {
 
 func (m *pageMapping) apply(s string) string { return m.r.Replace(s) }
 
-// pageRoot's folders are those a Debian machine has before the page starts.
+// pageRootFolders are the folders of the temporary root that a Debian machine has before the
+// page starts.
 var pageRootFolders = []string{"etc/cron.d", "etc/systemd/system", "usr/local/bin", "usr/local/sbin", "var/lib", "var/backups", "run", "root"}
 
 func TestProductionPage(t *testing.T) {
@@ -283,6 +284,9 @@ func TestProductionPage(t *testing.T) {
 		t.Fatalf("%s: no ```sh block", productionDoc)
 	}
 	checkPageCommands(t, page, blocks)
+	if t.Failed() {
+		t.FailNow() // nothing runs while the page has a command the test does not know
+	}
 
 	var missing []string
 	for tool, pkg := range pageTools {
@@ -364,12 +368,12 @@ func TestProductionPage(t *testing.T) {
 		t.Errorf("init wrote no package: %v", err)
 	}
 	wantFileMode(t, at("/etc/switchboard/credentials"), 0o700)
-	for name, env := range map[string]string{"sms-gateway-token": "SMS_GATEWAY_TOKEN", "sms-callback": "SMS_CALLBACK_SECRET",
+	for name, variable := range map[string]string{"sms-gateway-token": "SMS_GATEWAY_TOKEN", "sms-callback": "SMS_CALLBACK_SECRET",
 		"smtp-user": "SMTP_USER", "smtp-password": "SMTP_PASSWORD"} {
 		path := at("/etc/switchboard/credentials/" + name)
 		wantFileMode(t, path, 0o600)
-		if b, _ := os.ReadFile(path); string(b) != secrets[env] {
-			t.Errorf("%s holds %q, want $%s", name, b, env)
+		if b, _ := os.ReadFile(path); string(b) != secrets[variable] {
+			t.Errorf("%s holds %q, want $%s", name, b, variable)
 		}
 	}
 	if info, err := os.Stat(at("/etc/switchboard/credentials/audit.key")); err != nil || info.Size() != 32 {
@@ -552,6 +556,7 @@ func runPageBlocks(t *testing.T, blocks []pageBlock, m *pageMapping, work, dir s
 			t.Fatal(err)
 		}
 		fmt.Fprintf(&script, "__sb_block=%d; source '%s' > '%s/out-%d.txt' 2>&1\n", i+1, name, work, i+1)
+		fmt.Fprintf(&script, "echo \"$EPOCHREALTIME\" >> \"$SB_WORK/times\"\n")
 	}
 	script.WriteString("__sb_block=end\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -562,7 +567,15 @@ func runPageBlocks(t *testing.T, blocks []pageBlock, m *pageMapping, work, dir s
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	start := time.Now()
 	runErr := cmd.Run()
-	t.Logf("the page's %d blocks ran in %s", len(blocks), time.Since(start).Round(time.Millisecond))
+	times, _ := os.ReadFile(filepath.Join(work, "times"))
+	var took []string
+	prev := float64(start.UnixMicro()) / 1e6
+	for _, f := range strings.Fields(string(times)) {
+		if v, err := strconv.ParseFloat(f, 64); err == nil {
+			took, prev = append(took, fmt.Sprintf("%.1fs", v-prev)), v
+		}
+	}
+	t.Logf("the page's %d blocks ran in %s (each: %s)", len(blocks), time.Since(start).Round(time.Millisecond), strings.Join(took, " "))
 	outputs := make([]string, len(blocks))
 	for i := range blocks {
 		b, _ := os.ReadFile(filepath.Join(work, fmt.Sprintf("out-%d.txt", i+1)))
