@@ -964,7 +964,7 @@ func (s *playedSystemd) start() (string, int) {
 	}
 	u := s.unit
 	failed := func(why string) (string, int) {
-		fmt.Fprintf(s.journal, "systemd: %s: %s\n", playedUnit, why)
+		s.logf("%s: %s\n", playedUnit, why)
 		return fmt.Sprintf("Job for %s failed: %s.\nSee \"journalctl -u %s\" for details.", playedUnit, why, playedUnit), 1
 	}
 	if typ := last(u, "Type"); typ != "notify" {
@@ -1068,7 +1068,7 @@ func (s *playedSystemd) start() (string, int) {
 				continue
 			}
 			s.starts++
-			fmt.Fprintf(s.journal, "systemd: Started %s.\n", cmp.Or(last(u, "Description"), playedUnit))
+			s.logf("Started %s.\n", cmp.Or(last(u, "Description"), playedUnit))
 			return "", 0
 		case <-done:
 			s.closeNotify()
@@ -1092,13 +1092,18 @@ func (s *playedSystemd) stop() (string, int) {
 	case <-time.After(s.stopWait):
 		_ = s.cmd.Process.Signal(syscall.SIGKILL)
 		<-s.done
-		fmt.Fprintf(s.journal, "systemd: %s: stop timed out, killed\n", playedUnit)
+		s.logf("%s: stop timed out, killed\n", playedUnit)
 	}
 	code := s.cmd.ProcessState.ExitCode()
 	s.stopped = append(s.stopped, code)
 	s.closeNotify()
-	fmt.Fprintf(s.journal, "systemd: %s: main process exited, status %d; stopped.\n", playedUnit, code)
+	s.logf("%s: main process exited, status %d; stopped.\n", playedUnit, code)
 	return "", 0
+}
+
+// logf writes a line of systemd's own to the journal, with its time.
+func (s *playedSystemd) logf(format string, args ...any) {
+	fmt.Fprintf(s.journal, "%s systemd: "+format, append([]any{time.Now().UTC().Format(time.RFC3339Nano)}, args...)...)
 }
 
 func (s *playedSystemd) closeNotify() {
