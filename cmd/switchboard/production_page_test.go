@@ -35,7 +35,7 @@ import (
 // docs/production.md, the first production day, is executed here as an operator would type it:
 // its ```sh blocks in order, in one bash shell (variables and the working folder carry from one
 // block to the next), with the page's absolute paths under a temporary root and its host names
-// on loopback (productionPage.mapping lists every substitution). The shell starts in a
+// on loopback (newPageMapping lists every substitution). The shell starts in a
 // checkout: bin/switchboard is the binary under test (what `make build` makes) and deploy/ is
 // the repository's, with the same substitutions.
 //
@@ -1143,4 +1143,22 @@ func (s *playedSystemd) history() (int, []int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.starts, slices.Clone(s.stopped)
+}
+
+// shellCommands finds the commands where the page has them, and none in quoted text,
+// arguments or here-documents.
+func TestShellCommands(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string][]string{
+		"TOKEN=$(curl -fsS https://x -d a=b \\\n  -d c=d | jq -r .t)\n":               {"curl", "jq"},
+		"install -o \"$(stat -c %u f)\" -g \"$(stat -c %g f)\" \\\n  a b\n":           {"install", "stat", "stat"},
+		"for f in a b; do\n  if [ -e \"$f\" ]; then mv \"$f\" x; fi\ndone\n":          {"[", "mv"},
+		"cat > f <<'EOF'\nrm -rf /\nEOF\necho '30 2 * * * root x' > y\n":              {"cat", "echo"},
+		"(\n  umask 077\n  head -c 1 /dev/zero > k # a comment; ls\n)\na && b || c\n": {"umask", "head", "a", "b", "c"},
+		"curl -d '{\"a\": 1,\n  \"b\": 2}' u; X=1 Y=2 env\n":                          {"curl", "env"},
+	} {
+		if got := shellCommands(text); !slices.Equal(got, want) {
+			t.Errorf("shellCommands(%q) = %q, want %q", text, got, want)
+		}
+	}
 }
