@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,7 +32,19 @@ func lookTool(t *testing.T, program, debianPackage, require string) string {
 // given several times keeps each value.
 func unitSettings(t *testing.T, text string) map[string][]string {
 	t.Helper()
-	out := map[string][]string{}
+	out, err := parseUnit(text, nil)
+	if err != nil {
+		t.Fatalf("%s: %v", unitFile, err)
+	}
+	return out
+}
+
+// parseUnit adds the settings of a unit file or drop-in to into (a new map when nil), each
+// value after those already there, as systemd reads a unit and then its drop-ins.
+func parseUnit(text string, into map[string][]string) (map[string][]string, error) {
+	if into == nil {
+		into = map[string][]string{}
+	}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
@@ -40,11 +53,11 @@ func unitSettings(t *testing.T, text string) map[string][]string {
 		}
 		k, v, ok := strings.Cut(line, "=")
 		if !ok {
-			t.Fatalf("%s: not a setting: %q", unitFile, line)
+			return nil, fmt.Errorf("not a setting: %q", line)
 		}
-		out[k] = append(out[k], v)
+		into[k] = append(into[k], v)
 	}
-	return out
+	return into, nil
 }
 
 // The unit runs serve the way docs/operations.md ("Running under systemd") says: notify
