@@ -76,11 +76,11 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 	}
 	d := &Dispatcher{cfg: cfg, log: cfg.Logger}
 	d.loop = newClaimLoop(ClaimLoopConfig[Claim]{
-		Concurrency: cfg.Concurrency, Cap: d.claimCap, MaxHeld: d.heldCap(),
+		Concurrency: cfg.Concurrency, LaneWorkers: d.laneWorkers, Cap: d.claimCap, MaxHeld: d.heldCap(),
 		LeaseFor: cfg.LeaseFor, PollInterval: cfg.PollInterval, Clock: cfg.Clock,
 		Key:      func(c Claim) (string, string) { return c.Message.ID, c.Message.Provider },
 		Claim:    d.claimPage,
-		Work:     d.send,
+		Work:     d.attempt,
 		Renew:    d.renew,
 		Maintain: d.maintain,
 		OnError:  func(err error) { d.log.Warn("claiming a page", "err", err) },
@@ -107,7 +107,31 @@ func (d *Dispatcher) Figures() PageFigures {
 // heldCap bounds the claims held at once: one per worker of each provider lane. A claim that
 // waits in memory would, after a crash, look like a send that may have left (its lease lapses
 // mid-"send"), so the dispatcher claims no more than its workers can start at once.
-func (d *Dispatcher) heldCap() int { return d.cfg.Concurrency * max(1, len(d.cfg.Providers)) }
+func (d *Dispatcher) heldCap() int {
+	if len(d.cfg.Providers) == 0 {
+		return d.cfg.Concurrency
+	}
+	n := 0
+	for id := range d.cfg.Providers {
+		n += d.laneWorkers(id)
+	}
+	return n
+}
+
+// laneWorkers is the number of workers of a provider's lane: Concurrency, or the provider's
+// declared concurrency limit when that is lower. A worker beyond the limit would hold its claim
+// while it waits for one of the provider's slots, and after a crash that claim would look like
+// a send that may have left.
+func (d *Dispatcher) laneWorkers(provider string) int {
+	n := d.cfg.Concurrency
+	if d.cfg.Package == nil {
+		return max(1, n)
+	}
+	if p := d.cfg.Package.Provider(provider); p != nil && p.Adapter != nil && p.Adapter.ConcurrencyLimit > 0 {
+		n = min(n, p.Adapter.ConcurrencyLimit)
+	}
+	return max(1, n)
+}
 
 // Run claims and sends until ctx ends, then stops claiming, lets every claimed message finish
 // its send, and returns. Sends are not cancelled by ctx: a graceful stop never turns a send

@@ -9,9 +9,13 @@ import (
 	"switchboard/packages"
 )
 
-// send makes one attempt and records its outcome under the claim's lease. Every outcome,
+// send makes one attempt and records its outcome under the claim's lease.
+func (d *Dispatcher) send(ctx context.Context, c Claim) { d.attempt(ctx, c)() }
+
+// attempt makes one attempt and returns the recording of its outcome under the claim's lease,
+// for the claim loop to run apart from the worker (claimloop.go, "Recording"). Every outcome,
 // including the refusals made without a send, is decided by Decide or DecideExpired.
-func (d *Dispatcher) send(ctx context.Context, c Claim) {
+func (d *Dispatcher) attempt(ctx context.Context, c Claim) (record func()) {
 	m := &c.Message
 	sp := d.cfg.Package.SenderProfile(m.SenderProfile)
 	start := time.Now()
@@ -21,8 +25,7 @@ func (d *Dispatcher) send(ctx context.Context, c Claim) {
 	case sp == nil:
 		o = Outcome{Class: OutcomePermanent, Code: CodeProfileUnknown, Reason: "the sender profile is not in the package"}
 	case !now.Before(m.ExpiresAt):
-		d.finish(ctx, c, DecideExpired(m), now)
-		return
+		return func() { d.finish(ctx, c, DecideExpired(m), now) }
 	default:
 		p, ok := d.cfg.Providers[m.Provider]
 		if !ok {
@@ -42,7 +45,7 @@ func (d *Dispatcher) send(ctx context.Context, c Claim) {
 	if dec.Attempt == AttemptAccepted {
 		m.ProviderRef = o.ProviderReference
 	}
-	d.finish(ctx, c, dec, now)
+	return func() { d.finish(ctx, c, dec, now) }
 }
 
 // outbound builds what the provider sees.

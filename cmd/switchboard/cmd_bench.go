@@ -11,6 +11,7 @@ import (
 	"golang.org/x/term"
 
 	"switchboard/cmd/switchboard/internal/bench"
+	"switchboard/engine/runtime"
 )
 
 func (a *app) benchCommand() *cobra.Command {
@@ -52,7 +53,7 @@ func (a *app) benchCommand() *cobra.Command {
 	f.DurationVar(&cfg.ReceiptDelay, "receipt-delay", 0, "how long after accepting the mock gateway posts the signed receipt")
 	f.Float64Var(&cfg.Rate, "rate", 0, "with --duration: submit this many messages a second, on a fixed schedule (open loop), instead of a burst")
 	f.DurationVar(&cfg.Duration, "duration", 0, "with --rate: how long the open loop submits")
-	f.IntVar(&cfg.Concurrency, "concurrency", 160, "dispatch.concurrency: dispatcher workers")
+	f.IntVar(&cfg.Concurrency, "concurrency", runtime.DefaultConcurrency, "dispatch.concurrency: dispatcher workers (the default is serve's)")
 	f.StringVar(&cfg.Package, "package", "examples/quickstart", "the package to benchmark (copied, never written)")
 	f.StringVar(&cfg.Out, "out", "", "folder for the raw samples (samples.csv) and a chart (latency.png)")
 	f.StringVar(&cfg.CPUProfile, "cpuprofile", "", "write a CPU profile of the first serve process, from its start to its stop, to this file, for go tool pprof")

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"switchboard/engine/auth"
+	"switchboard/engine/runtime"
 	"switchboard/engine/stdwebhook"
 	"switchboard/packages"
 )
@@ -211,7 +212,7 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 			"issuer": issuer, "audience": devAudience, "jwksFile": "./secrets/jwks.json", "allowedClients": clients,
 		}},
 		Providers: map[string]map[string]any{},
-		Dispatch: map[string]int{"concurrency": 8, "batchSize": 100, "maxPayloadBytes": 10 << 20, "pollIntervalMilliseconds": 250,
+		Dispatch: map[string]int{"concurrency": runtime.DefaultConcurrency, "batchSize": 100, "maxPayloadBytes": 10 << 20, "pollIntervalMilliseconds": 250,
 			"leaseSeconds": 10},
 		Audit:     map[string]string{"keyRef": "secret:file/audit.key"},
 		Retention: map[string]int{"payloadDays": 7, "recordDays": 90, "submissionReceiptDays": 7},

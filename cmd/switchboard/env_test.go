@@ -20,6 +20,7 @@ import (
 
 	"switchboard/engine/auth"
 	"switchboard/engine/enginetest"
+	"switchboard/engine/runtime"
 	"switchboard/engine/stdwebhook"
 	"switchboard/packages"
 	"switchboard/providers/httpgw/mockgw"
@@ -106,7 +107,11 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 	}
 	if opts.concurrency > 0 {
 		raw, _ := os.ReadFile(layout.runtimePath)
-		edited := strings.Replace(string(raw), "concurrency: 8", "concurrency: "+strconv.Itoa(opts.concurrency), 1)
+		was := "concurrency: " + strconv.Itoa(runtime.DefaultConcurrency)
+		if !strings.Contains(string(raw), was) {
+			t.Fatalf("the dev runtime file holds no %q", was)
+		}
+		edited := strings.Replace(string(raw), was, "concurrency: "+strconv.Itoa(opts.concurrency), 1)
 		if err := os.WriteFile(layout.runtimePath, []byte(edited), 0o600); err != nil {
 			t.Fatal(err)
 		}

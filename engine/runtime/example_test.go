@@ -121,8 +121,8 @@ func TestLoadSpecExample(t *testing.T) {
 		t.Errorf("addressBook = %v", peer.AddressBook)
 	}
 
-	if rt.Dispatch != DefaultDispatch() {
-		t.Errorf("Dispatch = %+v", rt.Dispatch)
+	if want := (Dispatch{Concurrency: 8, BatchSize: 100, MaxPayloadBytes: 10485760, PollIntervalMilliseconds: 1000, LeaseSeconds: 60}); rt.Dispatch != want {
+		t.Errorf("Dispatch = %+v, want %+v", rt.Dispatch, want)
 	}
 	if rt.Dispatch.PollInterval() != time.Second || rt.Dispatch.Lease() != time.Minute {
 		t.Errorf("PollInterval, Lease = %v, %v", rt.Dispatch.PollInterval(), rt.Dispatch.Lease())
@@ -148,7 +148,7 @@ func TestLoadDefaults(t *testing.T) {
 	if rt.Authentication.ScopeClaim != "scope" || rt.Authentication.ClientClaim != "client_id" {
 		t.Errorf("claims = %+v", rt.Authentication)
 	}
-	want := Dispatch{Concurrency: 8, BatchSize: 100, MaxPayloadBytes: 10485760, PollIntervalMilliseconds: 1000, LeaseSeconds: 60}
+	want := Dispatch{Concurrency: 64, BatchSize: 100, MaxPayloadBytes: 10485760, PollIntervalMilliseconds: 1000, LeaseSeconds: 60}
 	if rt.Dispatch != want {
 		t.Errorf("Dispatch = %+v, want %+v", rt.Dispatch, want)
 	}

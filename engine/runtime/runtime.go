@@ -125,7 +125,7 @@ type OIDC struct {
 
 // Dispatch bounds the dispatcher (docs/runtime.md, "dispatch"). Every value is a positive integer.
 type Dispatch struct {
-	Concurrency              int   // workers sending at once; default 8
+	Concurrency              int   // workers sending at once, per provider lane; default DefaultConcurrency
 	BatchSize                int   // entries per claimed page; default 100
 	MaxPayloadBytes          int64 // rendered payload bytes per claimed page; default 10485760
 	PollIntervalMilliseconds int   // wait between polls when nothing is due; default 1000
@@ -142,9 +142,16 @@ func (d Dispatch) PollInterval() time.Duration {
 // Lease returns LeaseSeconds as a duration.
 func (d Dispatch) Lease() time.Duration { return time.Duration(d.LeaseSeconds) * time.Second }
 
+// DefaultConcurrency is dispatch.concurrency when the file leaves it out. A worker is a
+// goroutine, not a thread: delivery waits on the gateway's round trips, so the queue drains at
+// about workers ÷ round trip, and eight workers left a 2-core machine idle while thousands of
+// messages waited (docs/benchmarks.md, "Where delivery waited"). A provider's own
+// concurrencyLimit still caps its lane.
+const DefaultConcurrency = 64
+
 // DefaultDispatch returns the dispatch values used for members the file leaves out.
 func DefaultDispatch() Dispatch {
-	return Dispatch{Concurrency: 8, BatchSize: 100, MaxPayloadBytes: 10485760,
+	return Dispatch{Concurrency: DefaultConcurrency, BatchSize: 100, MaxPayloadBytes: 10485760,
 		PollIntervalMilliseconds: 1000, LeaseSeconds: 60}
 }
 

@@ -90,7 +90,7 @@ func New(cfg Config) *Worker {
 			LeaseFor: el.lease, PollInterval: cfg.PollInterval, Clock: cfg.Clock,
 			Key:   func(d *delivery) (string, string) { return strconv.FormatInt(d.claim.Lease.ID, 10), ep.ID },
 			Claim: el.claim,
-			Work:  el.deliver,
+			Work:  func(ctx context.Context, d *delivery) func() { el.deliver(ctx, d); return nil },
 			Renew: el.renew,
 			OnError: func(err error) {
 				w.log.Warn("claiming events", "endpoint", ep.ID, "err", err)
