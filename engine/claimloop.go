@@ -190,10 +190,17 @@ func (l *claimLoop[C]) hold(claims []C) {
 }
 
 // release forgets a finished claim and tells the loop there is room.
-func (l *claimLoop[C]) release(c C) {
+func (l *claimLoop[C]) release(c C) { l.forget(c, false) }
+
+// forget drops a claim from the held ones, and from those being recorded when it was, in one
+// step (freeSlots never sees the one without the other), then tells the loop there is room.
+func (l *claimLoop[C]) forget(c C, recorded bool) {
 	id, _ := l.cfg.Key(c)
 	l.mu.Lock()
 	delete(l.held, id)
+	if recorded {
+		l.recorded--
+	}
 	l.mu.Unlock()
 	l.signalFreed()
 }
@@ -219,13 +226,9 @@ func (l *claimLoop[C]) work(ctx context.Context, c C) {
 	l.recorded++
 	l.mu.Unlock()
 	l.signalFreed()
-	id, _ := l.cfg.Key(c)
 	l.recorders.Go(func() {
 		record()
-		l.mu.Lock()
-		l.recorded--
-		delete(l.held, id)
-		l.mu.Unlock()
+		l.forget(c, true)
 		<-l.recording
 	})
 }

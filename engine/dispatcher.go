@@ -46,6 +46,9 @@ type Dispatcher struct {
 	// provider and renews the held leases (claimloop.go).
 	loop *claimLoop[Claim]
 
+	// maxHeld is heldCap, worked out once: the providers and their limits do not change.
+	maxHeld int
+
 	mu     sync.Mutex
 	figure PageFigures
 }
@@ -75,8 +78,9 @@ func NewDispatcher(cfg DispatcherConfig) *Dispatcher {
 		cfg.LeaseFor = time.Minute
 	}
 	d := &Dispatcher{cfg: cfg, log: cfg.Logger}
+	d.maxHeld = d.heldCap()
 	d.loop = newClaimLoop(ClaimLoopConfig[Claim]{
-		Concurrency: cfg.Concurrency, LaneWorkers: d.laneWorkers, Cap: d.claimCap, MaxHeld: d.heldCap(),
+		Concurrency: cfg.Concurrency, LaneWorkers: d.laneWorkers, Cap: d.claimCap, MaxHeld: d.maxHeld,
 		LeaseFor: cfg.LeaseFor, PollInterval: cfg.PollInterval, Clock: cfg.Clock,
 		Key:      func(c Claim) (string, string) { return c.Message.ID, c.Message.Provider },
 		Claim:    d.claimPage,
@@ -173,7 +177,7 @@ func (d *Dispatcher) maintain(ctx context.Context) {
 // claimCap is how many claims the dispatcher may hold now: heldCap, or less while the Admission
 // policy holds it back, but never fewer than one.
 func (d *Dispatcher) claimCap() int {
-	full := d.heldCap()
+	full := d.maxHeld
 	if d.cfg.Admission == nil {
 		return full
 	}
