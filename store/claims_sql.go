@@ -27,6 +27,9 @@ type claimSQL struct {
 	// finishFolded, set on PostgreSQL only (dialect.foldWrites), is finishAttempt,
 	// finishUpdate and the audit insert as one statement: one round trip instead of three.
 	finishFolded string
+	// finishMany is finishFolded over arrays, for the finishes a pipeline runs as one
+	// statement (pipeline_many.go); PostgreSQL only.
+	finishMany string
 }
 
 func newClaimSQL(d *dialect) claimSQL {
@@ -87,6 +90,7 @@ func newClaimSQL(d *dialect) claimSQL {
 	}
 	if d.foldWrites {
 		q.finishFolded = d.rebind(finishFolded)
+		q.finishMany = d.rebind(finishMany())
 	}
 	return q
 }

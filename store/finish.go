@@ -167,7 +167,7 @@ func (o *finishOp) queueFolded(b *batch, attempt, update []any) {
 	b.chain = next
 	var res foldedAnswer
 	b.later(laterRow{
-		query: b.s.q.claim.finishFolded, args: args,
+		query: b.s.q.claim.finishFolded, args: args, many: b.s.q.claim.finishMany, key: o.f.Lease.MessageID,
 		scan: func(r pgx.Row) error { return r.Scan(&res.Closed, &res.Updated, &res.Pending) },
 		then: func() error {
 			if err := o.held(res); err != nil {

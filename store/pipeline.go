@@ -14,7 +14,8 @@ import (
 // spent most of a batch waiting. On the fast path a finish does not run its statement at once:
 // it queues it (later), and the queue goes to the database as one pipeline, in one round trip,
 // before the next statement of the batch runs or before the commit (flushLater). Every
-// statement therefore still runs in the order the batch issued it.
+// statement therefore still runs in the order the batch issued it; consecutive ones of one
+// kind, for distinct messages, run as one multi-row statement (pipeline_many.go).
 //
 // A queued finish cannot know whether it will hold, so it advances the audit chain as if it
 // will. When one does not (its lease was lost, or the database refused a statement), the chain
@@ -23,12 +24,16 @@ import (
 // only after a lapse, so this costs nothing in a healthy run.
 
 // laterRow is a queued statement that answers one row: scan reads the answer, then runs once
-// the whole pipeline has answered (it may run statements of its own).
+// the whole pipeline has answered (it may run statements of its own). When many is set, it is
+// the statement's multi-row form, which flushLater may run for this and the statements queued
+// next to it (pipeline_many.go); key names the message the statement changes.
 type laterRow struct {
 	query string
 	args  []any
 	scan  func(pgx.Row) error
 	then  func() error
+	many  string
+	key   string
 }
 
 // pipelines reports whether the batch queues its finishes: PostgreSQL's fast path.
@@ -56,14 +61,18 @@ func (b *batch) flushLater() error {
 			return fmt.Errorf("store: pipeline: the connection is a %T, not pgx's", dc)
 		}
 		var p pgx.Batch
-		for _, q := range queued {
-			p.Queue(q.query, q.args...)
+		runs := mergeRuns(queued)
+		for _, r := range runs {
+			r.queue(&p)
 		}
 		res := c.Conn().SendBatch(b.ctx, &p)
 		var first error
-		for _, q := range queued {
-			if err := q.scan(res.QueryRow()); err != nil && first == nil {
+		for _, r := range runs {
+			if err := r.read(res); err != nil && first == nil {
 				first = err
+			}
+			if len(r.rows) > 1 {
+				b.s.merged.Add(int64(len(r.rows)))
 			}
 		}
 		return errors.Join(first, res.Close())

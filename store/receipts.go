@@ -107,7 +107,7 @@ func (b *batch) applyReceipt(id string, report engine.Report, reason engine.Reas
 	args, next := b.auditRow(audit)
 	args = append([]any{reportedAt, ms(now), reason.Code, string(reason.By), id}, args...)
 	if cur, known := b.reports[id]; known && b.pipelines() && cur.Advances(report) {
-		b.queueReceipt(id, report, q.applyJournaled[report], args, next)
+		b.queueReceipt(id, report, q.applyJournaled[report], q.applyMany[report], args, next)
 		return true, nil
 	}
 	delete(b.reports, id)
@@ -126,12 +126,12 @@ func (b *batch) applyReceipt(id string, report engine.Report, reason engine.Reas
 // queueReceipt is the journaled receipt update queued for the batch's next pipeline, for a
 // message whose report the batch knows and the receipt moves: the chain and the known report
 // move now; if the update then moved nothing, the batch runs again without pipelining.
-func (b *batch) queueReceipt(id string, report engine.Report, query string, args []any, next chainState) {
+func (b *batch) queueReceipt(id string, report engine.Report, query, many string, args []any, next chainState) {
 	b.chain = next
 	b.reports[id] = report
 	var n int64
 	b.later(laterRow{
-		query: query, args: args,
+		query: query, args: args, many: many, key: id,
 		scan: func(r pgx.Row) error { return r.Scan(&n) },
 		then: func() error {
 			if n != 1 {

@@ -21,10 +21,13 @@ type receiptSQL struct {
 	// applyJournaled, set on PostgreSQL only (dialect.foldWrites), is applyReport and the
 	// audit insert of the applied receipt as one statement: one round trip instead of two.
 	applyJournaled map[engine.Report]string
-	keep           string
-	pending        string
-	markApplied    string
-	stranded       string
+	// applyMany is applyJournaled over arrays, for the receipts a pipeline runs as one
+	// statement (pipeline_many.go).
+	applyMany   map[engine.Report]string
+	keep        string
+	pending     string
+	markApplied string
+	stranded    string
 }
 
 func newReceiptSQL(d *dialect) receiptSQL {
@@ -55,6 +58,7 @@ func newReceiptSQL(d *dialect) receiptSQL {
 	q.applyReport = map[engine.Report]string{}
 	if d.foldWrites {
 		q.applyJournaled = map[engine.Report]string{}
+		q.applyMany = map[engine.Report]string{}
 	}
 	for _, to := range engine.ReportStates() {
 		from := engine.ReportsBefore(to)
@@ -72,6 +76,7 @@ func newReceiptSQL(d *dialect) receiptSQL {
 	RETURNING id
 )` + journalUpdated + `
 SELECT count(*) FROM u`)
+			q.applyMany[to] = d.rebind(applyMany(string(to), guard))
 		}
 	}
 	return q

@@ -43,6 +43,7 @@ type Store struct {
 	batches atomic.Int64 // transactions the writer committed or rolled back
 	handled atomic.Int64 // requests those transactions carried
 	reruns  atomic.Int64 // batches run again one statement at a time
+	merged  atomic.Int64 // pipelined statements run as parts of multi-row ones
 
 	requests       chan *request // everything but acceptances: the first writer's
 	accepts        chan *request // acceptances: any writer's
@@ -221,11 +222,14 @@ type WriterStats struct {
 	// acceptance that failed in a way that may have written, or a pipelined finish or receipt
 	// that did not hold (pipeline.go).
 	Reruns int64
+	// Merged counts the pipelined finishes and receipts that ran as rows of a multi-row
+	// statement rather than one statement each (pipeline_many.go).
+	Merged int64
 }
 
 // WriterStats reports how much the writer batched so far.
 func (s *Store) WriterStats() WriterStats {
-	return WriterStats{Batches: s.batches.Load(), Requests: s.handled.Load(), Reruns: s.reruns.Load()}
+	return WriterStats{Batches: s.batches.Load(), Requests: s.handled.Load(), Reruns: s.reruns.Load(), Merged: s.merged.Load()}
 }
 
 // WriterID is the audit writer id of this instance's first writer: its chain in the journal.
