@@ -176,7 +176,7 @@ func (m *metrics) handler(s *stack) http.Handler {
 type queueCollector struct {
 	s                                                         *stack
 	entries, bytes, oldestDue, oversized, held, lost, giveWay *prometheus.Desc
-	transactions, requests, reruns                            *prometheus.Desc
+	transactions, requests, reruns, merged                    *prometheus.Desc
 	pendingEvents                                             *prometheus.Desc
 }
 
@@ -195,6 +195,8 @@ func newQueueCollector(s *stack) *queueCollector {
 			"Write requests those transactions carried (requests / transactions is the mean batch).", nil, nil),
 		reruns: prometheus.NewDesc("switchboard_store_reruns_total",
 			"Write transactions rolled back and run again one statement at a time (a request failed in a way that may have written, or a pipelined finish did not hold).", nil, nil),
+		merged: prometheus.NewDesc("switchboard_store_merged_statements_total",
+			"Pipelined finishes and receipts that ran as rows of a multi-row statement (PostgreSQL), not one statement each.", nil, nil),
 		pendingEvents: prometheus.NewDesc("switchboard_webhook_events_pending", "Undelivered events by endpoint (one per message and endpoint at most).",
 			[]string{"endpoint"}, nil),
 	}
@@ -210,6 +212,7 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.giveWay
 	ch <- c.transactions
 	ch <- c.reruns
+	ch <- c.merged
 	ch <- c.requests
 	ch <- c.pendingEvents
 }
@@ -236,6 +239,7 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(c.transactions, prometheus.CounterValue, float64(ws.Batches))
 	ch <- prometheus.MustNewConstMetric(c.requests, prometheus.CounterValue, float64(ws.Requests))
 	ch <- prometheus.MustNewConstMetric(c.reruns, prometheus.CounterValue, float64(ws.Reruns))
+	ch <- prometheus.MustNewConstMetric(c.merged, prometheus.CounterValue, float64(ws.Merged))
 	if len(c.s.rt.Webhooks) == 0 {
 		return
 	}
