@@ -20,7 +20,9 @@ import (
 const testPooledProtocol = "/switchboard-test/2.0.0/message"
 
 // transportEvents counts what a provider's transport reports.
-type transportEvents struct{ n [EventFallback + 1]atomic.Int64 }
+type transportEvents struct {
+	n [EventFallback + 1]atomic.Int64
+}
 
 func (e *transportEvents) observe(ev TransportEvent) { e.n[ev].Add(1) }
 func (e *transportEvents) count(ev TransportEvent) int64 {

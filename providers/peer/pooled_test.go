@@ -126,7 +126,9 @@ func TestPooledReceiverGate(t *testing.T) {
 	}))
 	stranger := rawHost(t, nil, false)
 	s, fr := dialPooled(t, stranger, receiver)
-	env := func() []byte { return AppendEnvelope(nil, Envelope{MessageID: newMessageID(), Version: 1, Payload: make([]byte, 4096)}) }
+	env := func() []byte {
+		return AppendEnvelope(nil, Envelope{MessageID: newMessageID(), Version: 1, Payload: make([]byte, 4096)})
+	}
 	if typ, answer := exchangeFrame(t, s, fr, FrameRequest, env()); typ != FrameResponse || string(answer) != string(refusal(CodeNotAllowed)) {
 		t.Fatalf("stranger answered with %s %q", typ, answer)
 	}
