@@ -63,7 +63,7 @@ func (a *app) benchCommand() *cobra.Command {
 	f.StringVar(&cfg.Load, "load", "", "wrk: submit from wrk (a separate load generator) instead of the bench's own callers")
 	f.BoolVar(&cfg.Webhooks, "webhooks", false, "subscribe a local receiver to message.status events and report eventsPerSecond, eventLagP99Ms and serveCpuUsPerEvent")
 	f.StringVar(&cfg.Admission, "admission", bench.AdmissionGiveWay, "the serve processes' admission policy: give-way (what serve runs) or off (none), to compare a burst's completion without it")
-	f.StringVar(&cfg.PeerProtocol, "peer-protocol", bench.PeerOneShot, "with --channel peer or mixed: one-shot (a stream per message) or pooled (long-lived framed streams, at both ends)")
+	f.StringVar(&cfg.PeerProtocol, "peer-protocol", "", "with --channel peer or mixed: one-shot (a stream per message, when not given) or pooled (long-lived framed streams, at both ends)")
 	f.BoolVar(&cfg.PeerRelay, "peer-relay", false, "with --channel peer or mixed: reach the companion peer only through a circuit relay on loopback")
 	return cmd
 }

@@ -347,3 +347,42 @@ func waitQueued(t *testing.T, p *Provider, id libp2ppeer.ID, n int) {
 		}
 	}
 }
+
+// TestPooledSenderKilledAfterWriting: a sender writes a REQUEST frame and dies before the
+// RESPONSE. The receiver keeps the message once; the sender, back with the same identity,
+// sends it again on a fresh pooled stream and gets the cached answer, without a second entry.
+func TestPooledSenderKilledAfterWriting(t *testing.T) {
+	t.Parallel()
+	var got transportEvents
+	receiver := startNode(t, pooled(&got))
+	key := newKey(t)
+	id := newMessageID()
+	doomed := rawHost(t, key, false)
+	s, _ := dialPooled(t, doomed, receiver)
+	if _, err := s.Write(AppendFrame(nil, FrameRequest, AppendEnvelope(nil, Envelope{MessageID: id, Version: 1, Payload: []byte("once")}))); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-receiver.inbox.putSeen:
+	case <-time.After(testWait):
+		t.Fatal("the receiver never stored the envelope")
+	}
+	if err := doomed.Close(); err != nil { // killed: the answer is never read
+		t.Fatal(err)
+	}
+	var ev transportEvents
+	revived := startNode(t, both(pooled(&ev), func(c *Config) {
+		c.IdentityKey = key
+		c.Listen = nil
+		c.AddressBook = map[string][]string{receiver.PeerID(): receiver.Addrs()}
+	}))
+	o := revived.Send(context.Background(), peerOutbound(id, receiver.PeerID(), "once"))
+	wantOutcome(t, o, engine.OutcomeAccepted, "")
+	entries, puts := receiver.inbox.snapshot()
+	if len(entries) != 1 || puts != 2 || o.ProviderReference != entries[0].ID {
+		t.Fatalf("%d entries after %d puts, reference %q; want one entry, answered from its record", len(entries), puts, o.ProviderReference)
+	}
+	if ev.count(EventSendPooled) != 1 {
+		t.Fatalf("%d pooled sends, want 1", ev.count(EventSendPooled))
+	}
+}
