@@ -70,8 +70,9 @@ func (sp *streamPool) changed() {
 // pick returns the stream a request to target queues on, counted as one more waiter, or nil
 // when target speaks only the one-shot protocol. It takes the live stream with the fewest
 // waiters; when every stream has one and fewer than limit are open, it makes a new one, which
-// start must run. The caller calls done on the stream when its request has ended.
-func (sp *streamPool) pick(target libp2ppeer.ID, limit int, start func(*pooledStream)) *pooledStream {
+// start runs (false: start ended it at once). The caller calls done on the stream when its
+// request has ended.
+func (sp *streamPool) pick(target libp2ppeer.ID, limit int, start func(*pooledStream) bool) *pooledStream {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	ps := sp.peers[target]
@@ -90,8 +91,9 @@ func (sp *streamPool) pick(target libp2ppeer.ID, limit int, start func(*pooledSt
 	}
 	if best == nil || (best.waiting > 0 && len(ps.streams) < limit) {
 		best = newPooledStream(target)
-		ps.streams = append(ps.streams, best)
-		start(best)
+		if start(best) { // else it has ended already: its waiter learns why
+			ps.streams = append(ps.streams, best)
+		}
 	}
 	best.waiting++
 	sp.changed()

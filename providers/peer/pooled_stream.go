@@ -66,18 +66,19 @@ func (s *pooledStream) do(ctx context.Context, request []byte) (answer []byte, f
 	}
 }
 
-// startStream runs s's goroutine, or ends s at once when the provider is closed.
-func (p *Provider) startStream(s *pooledStream) {
+// startStream runs s's goroutine; when the provider is closed it ends s at once and returns
+// false.
+func (p *Provider) startStream(s *pooledStream) bool {
 	if !p.track() {
 		s.failure = transient(CodeClosed, "provider is closed")
 		close(s.done)
-		go p.pool.remove(s, false) // pick holds the pool's lock
-		return
+		return false
 	}
 	go func() {
 		defer p.work.Done()
 		p.runStream(s)
 	}()
+	return true
 }
 
 // runStream opens the stream, offering the pooled protocol first, and serves s's requests
