@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"switchboard/cmd/switchboard/internal/bench"
 )
 
 // benchServe is the system under test of a bench run: one or more `switchboard serve`
@@ -183,24 +185,80 @@ func (s *benchServe) metric(ctx context.Context, name string) (float64, error) {
 
 // scrapeMetric reads one unlabelled sample from a Prometheus text exposition; 0 when absent.
 func scrapeMetric(ctx context.Context, url, name string) (float64, error) {
+	var v float64
+	var perr error
+	err := scrapeLines(ctx, url, func(line string) bool {
+		rest, ok := strings.CutPrefix(line, name+" ")
+		if ok {
+			v, perr = strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		}
+		return !ok
+	})
+	if err == nil {
+		err = perr
+	}
+	return v, err
+}
+
+// scrapeLines reads a Prometheus text exposition and hands each line to each, until it returns
+// false.
+func scrapeLines(ctx context.Context, url string, each func(line string) bool) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return 0, err
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return 0, fmt.Errorf("scrape %s: %w", url, err)
+		return fmt.Errorf("scrape %s: %w", url, err)
 	}
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		rest, ok := strings.CutPrefix(sc.Text(), name+" ")
-		if !ok {
-			continue
+		if !each(sc.Text()) {
+			return nil
 		}
-		return strconv.ParseFloat(strings.TrimSpace(rest), 64)
 	}
-	return 0, sc.Err()
+	return sc.Err()
+}
+
+// histogram sums the buckets of histogram name over every label and instance.
+func (s *benchServe) histogram(ctx context.Context, name string) ([]bench.Bucket, error) {
+	sums := map[float64]float64{}
+	for _, in := range s.instances {
+		if err := scrapeBuckets(ctx, "http://"+in.metrics+"/metrics", name, sums); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]bench.Bucket, 0, len(sums))
+	for le, n := range sums {
+		out = append(out, bench.Bucket{UpperBound: le, Count: n})
+	}
+	return out, nil
+}
+
+// scrapeBuckets adds the samples of name's buckets in a Prometheus text exposition to sums,
+// by upper bound.
+func scrapeBuckets(ctx context.Context, url, name string, sums map[float64]float64) error {
+	return scrapeLines(ctx, url, func(line string) bool {
+		line, ok := strings.CutPrefix(line, name+"_bucket{")
+		if !ok {
+			return true
+		}
+		labels, value, ok := strings.Cut(line, "} ")
+		_, le, found := strings.Cut(labels, `le="`)
+		if !ok || !found {
+			return true
+		}
+		le, _, _ = strings.Cut(le, `"`)
+		bound, err := strconv.ParseFloat(le, 64) // "+Inf" parses as infinity
+		if err != nil {
+			return true
+		}
+		if n, err := strconv.ParseFloat(strings.TrimSpace(value), 64); err == nil {
+			sums[bound] += n
+		}
+		return true
+	})
 }
 
 // stop ends every instance with SIGTERM (a graceful stop) and waits, killing one that has

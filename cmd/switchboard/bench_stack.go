@@ -14,6 +14,9 @@ import (
 	"switchboard/store"
 )
 
+// benchPooledProtocol is the pooled protocol's id of a bench run with --peer-protocol pooled.
+const benchPooledProtocol = "/switchboard/2.0.0/message"
+
 // startBenchStack wires the system under test for `switchboard bench` as dev wires its own:
 // the dev folder of the package copy, a mock gateway per http provider posting signed receipts
 // (to the one instance, or through a round-robin balancer over several), the SMTP sink, the companion peer, the
@@ -101,7 +104,19 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 			if s.CompanionInbox != nil {
 				continue
 			}
-			comp, err := startCompanion(ctx, layout, peer.DefaultProtocol, spec.Log.With("component", "companion-peer"))
+			var via companionTransport
+			if spec.PeerPooled {
+				via.Pooled, session.peerPooled = benchPooledProtocol, benchPooledProtocol
+			}
+			if spec.PeerRelay {
+				relay, addr, err := startRelay(ctx, layout, spec.StandInLog.With("component", "relay-peer"))
+				if err != nil {
+					return nil, err
+				}
+				stops = append(stops, func() { _ = relay.Close() })
+				via.Relay = addr
+			}
+			comp, err := startCompanion(ctx, layout, peer.DefaultProtocol, via, spec.Log.With("component", "companion-peer"))
 			if err != nil {
 				return nil, err
 			}
@@ -137,7 +152,7 @@ func startBenchStack(ctx context.Context, spec bench.StackSpec) (_ *bench.Stack,
 	stops = append(stops, serve.stop)
 	s.APIs, s.Processes, s.Stopped = serve.apis(), serve.pids(), serve.stopped
 	s.APIURL = "http://" + s.APIs[0]
-	s.Metric = serve.metric
+	s.Metric, s.Histogram = serve.metric, serve.histogram
 	if s.Store, err = openBenchReader(ctx, serve.runtimes[0], db, spec.StandInLog); err != nil {
 		return nil, err
 	}

@@ -91,6 +91,20 @@ func TestBenchMixedChannelsHumanOutput(t *testing.T) {
 	}
 }
 
+// TestBenchPeerPooledThroughRelay: a small peer run on pooled streams through the bench's
+// relay delivers everything once and prints the peer figures.
+func TestBenchPeerPooledThroughRelay(t *testing.T) {
+	t.Parallel()
+	stdout := benchTable(t, []string{"30 peer message(s)", "30 delivered, 0 failed, 0 lost", "(send to acknowledgement)"},
+		"--messages", "30", "--callers", "3", "--channel", "peer", "--peer-protocol", "pooled", "--peer-relay",
+		"--package", quickstartCopy(t))
+	for _, line := range []string{`^peer transport +pooled, through a circuit relay$`, `^duplicates +0$`} {
+		if !regexp.MustCompile(`(?m)` + line).MatchString(stdout) {
+			t.Errorf("output lacks a line %s:\n%s", line, stdout)
+		}
+	}
+}
+
 // TestBenchRefusesBadFlags checks the usage errors (exit 2).
 func TestBenchRefusesBadFlags(t *testing.T) {
 	t.Parallel()
@@ -98,6 +112,7 @@ func TestBenchRefusesBadFlags(t *testing.T) {
 		{"bench", "--messages", "0"}, {"bench", "--callers", "0"}, {"bench", "--channel", "fax"},
 		{"bench", "--rate", "-1"}, {"bench", "extra"}, {"bench", "--instances", "2"}, {"bench", "--instances", "0"},
 		{"bench", "--load", "ab"}, {"bench", "--load", "wrk", "--rate", "100"}, {"bench", "--load", "wrk", "--channel", "mixed"},
+		{"bench", "--channel", "peer", "--peer-protocol", "udp"}, {"bench", "--peer-relay"}, {"bench", "--peer-protocol", "pooled"},
 	} {
 		if _, stderr, code := cli(t, args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2 (%s)", args, code, stderr)

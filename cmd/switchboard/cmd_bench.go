@@ -17,7 +17,7 @@ import (
 func (a *app) benchCommand() *cobra.Command {
 	cfg := bench.Config{}
 	cmd := &cobra.Command{
-		Use:   "bench [--messages N | --rate R --duration D] [--callers C] [--channel sms|email|peer|mixed] [--gateway-latency D] [--database URL] [--instances N] [--load wrk] [--admission give-way|off]",
+		Use:   "bench [--messages N | --rate R --duration D] [--callers C] [--channel sms|email|peer|mixed] [--gateway-latency D] [--database URL] [--instances N] [--load wrk] [--admission give-way|off] [--peer-protocol one-shot|pooled] [--peer-relay]",
 		Short: "Measure a whole stack on loopback: accept and end-to-end throughput, latency, memory",
 		Long: "bench copies the package into a temporary folder, starts the dev stand-ins (mock SMS gateway\n" +
 			"posting signed receipts, SMTP sink, companion peer) and the stack in serve processes on loopback\n" +
@@ -63,6 +63,8 @@ func (a *app) benchCommand() *cobra.Command {
 	f.StringVar(&cfg.Load, "load", "", "wrk: submit from wrk (a separate load generator) instead of the bench's own callers")
 	f.BoolVar(&cfg.Webhooks, "webhooks", false, "subscribe a local receiver to message.status events and report eventsPerSecond, eventLagP99Ms and serveCpuUsPerEvent")
 	f.StringVar(&cfg.Admission, "admission", bench.AdmissionGiveWay, "the serve processes' admission policy: give-way (what serve runs) or off (none), to compare a burst's completion without it")
+	f.StringVar(&cfg.PeerProtocol, "peer-protocol", "", "with --channel peer or mixed: one-shot (a stream per message, when not given) or pooled (long-lived framed streams, at both ends)")
+	f.BoolVar(&cfg.PeerRelay, "peer-relay", false, "with --channel peer or mixed: reach the companion peer only through a circuit relay on loopback")
 	return cmd
 }
 

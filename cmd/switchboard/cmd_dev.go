@@ -149,7 +149,7 @@ func (a *app) dev(ctx context.Context, dir string, opts devOptions) error {
 		session.SMTP, session.MailDir, session.dkimDomain = sink.addr, sink.sink.Dir(), sink.domain
 	}
 	if hasKind(pkg, "peer") {
-		comp, err := startCompanion(ctx, layout, peer.DefaultProtocol, log.With("component", "companion-peer"))
+		comp, err := startCompanion(ctx, layout, peer.DefaultProtocol, companionTransport{}, log.With("component", "companion-peer"))
 		if err != nil {
 			return err
 		}

@@ -67,6 +67,8 @@ type devSession struct {
 	webhookEvents []string
 
 	dkimDomain string
+	// peerPooled is the pooled protocol the peer providers speak ("": one-shot only).
+	peerPooled string
 	// metricsAddr is the metrics listener's host:port ("" binds a free port at serve).
 	metricsAddr string
 	// httpEntries are the runtime entries of http providers that dev wired itself (stand-ins
@@ -249,6 +251,9 @@ func writeDevRuntime(l devPaths, pkg *packages.Package, s devSession) error {
 				"listen": []string{"/ip4/127.0.0.1/tcp/0"}}
 			if s.Companion != nil {
 				entry["addressBook"] = map[string][]string{s.Companion.PeerID: s.Companion.Addrs}
+			}
+			if s.peerPooled != "" {
+				entry["pooledProtocol"] = s.peerPooled
 			}
 			rt.Providers[p.ID] = entry
 		}

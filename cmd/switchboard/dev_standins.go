@@ -79,8 +79,15 @@ type devCompanion struct {
 	db       string
 }
 
-// startCompanion starts the companion peer on a loopback port.
-func startCompanion(ctx context.Context, l devPaths, protocol string, log *slog.Logger) (*devCompanion, error) {
+// companionTransport is how the companion peer is reached: with Pooled it also speaks that
+// pooled protocol; with Relay (a relay's multiaddr ending in /p2p/<id>) it listens nowhere,
+// holds a reservation on the relay, and its address is the circuit through it.
+type companionTransport struct {
+	Pooled, Relay string
+}
+
+// startCompanion starts the companion peer on a loopback port, or behind a relay.
+func startCompanion(ctx context.Context, l devPaths, protocol string, via companionTransport, log *slog.Logger) (*devCompanion, error) {
 	keyPath := filepath.Join(l.secrets, "companion-peer.key")
 	if err := ensurePeerKey(keyPath); err != nil {
 		return nil, environment("dev.unwritable", keyPath, err)
@@ -104,10 +111,14 @@ func startCompanion(ctx context.Context, l devPaths, protocol string, log *slog.
 	}
 	// The companion takes envelopes from any peer: it listens on loopback only, and the dev
 	// stack's peer id is not known before the runtime file is written.
-	p, err := peer.New(peer.Config{ID: "companion", IdentityKey: key, Listen: []string{"/ip4/127.0.0.1/tcp/0"},
-		Protocol: protocol, Inbox: st, AnyPeer: true, Logger: log, Clock: engine.SystemClock{},
+	cfg := peer.Config{ID: "companion", IdentityKey: key, Listen: []string{"/ip4/127.0.0.1/tcp/0"},
+		Protocol: protocol, PooledProtocol: via.Pooled, Inbox: st, AnyPeer: true, Logger: log, Clock: engine.SystemClock{},
 		// A stand-in for every peer a developer or the bench sends to: no quota to run into.
-		MessagesPerMinute: 1_000_000})
+		MessagesPerMinute: 1_000_000}
+	if via.Relay != "" {
+		cfg.Listen, cfg.Relays = nil, []string{via.Relay}
+	}
+	p, err := peer.New(cfg)
 	if err != nil {
 		_ = st.Close()
 		return nil, fmt.Errorf("companion peer: %w", err)
@@ -117,7 +128,40 @@ func startCompanion(ctx context.Context, l devPaths, protocol string, log *slog.
 		_ = st.Close()
 		return nil, environment("listener.failed", "companion peer", err)
 	}
-	return &devCompanion{provider: p, store: st, id: p.PeerID(), addrs: p.Addrs(), db: db}, nil
+	addrs := p.Addrs()
+	if via.Relay != "" {
+		relayID := via.Relay[strings.LastIndex(via.Relay, "/")+1:]
+		if err := p.WaitReservation(ctx, relayID); err != nil {
+			_ = p.Close()
+			_ = st.Close()
+			return nil, environment("listener.failed", "companion peer", err)
+		}
+		addrs = []string{via.Relay + "/p2p-circuit/p2p/" + p.PeerID()}
+	}
+	return &devCompanion{provider: p, store: st, id: p.PeerID(), addrs: addrs, db: db}, nil
+}
+
+// startRelay starts a circuit relay on a loopback port with the relay service's default
+// limits, and returns it with its address (ending in /p2p/<id>).
+func startRelay(ctx context.Context, l devPaths, log *slog.Logger) (*peer.Provider, string, error) {
+	keyPath := filepath.Join(l.secrets, "relay-peer.key")
+	if err := ensurePeerKey(keyPath); err != nil {
+		return nil, "", environment("dev.unwritable", keyPath, err)
+	}
+	key, err := os.ReadFile(keyPath)
+	if err != nil {
+		return nil, "", environment("dev.unwritable", keyPath, err)
+	}
+	p, err := peer.New(peer.Config{ID: "relay", IdentityKey: key, Listen: []string{"/ip4/127.0.0.1/tcp/0"},
+		RelayService: true, Logger: log, Clock: engine.SystemClock{}})
+	if err != nil {
+		return nil, "", fmt.Errorf("relay peer: %w", err)
+	}
+	if err := p.Start(ctx); err != nil || len(p.Addrs()) == 0 {
+		_ = p.Close()
+		return nil, "", environment("listener.failed", "relay peer", fmt.Errorf("listen: %v", err))
+	}
+	return p, p.Addrs()[0], nil
 }
 
 // close stops the companion.

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"switchboard/engine"
+	"switchboard/providers/peer"
 )
 
 // metrics holds the Prometheus series (docs/operations.md, "Metrics"). No label holds a recipient, a peer id
@@ -25,12 +26,17 @@ type metrics struct {
 	scripts   *prometheus.CounterVec
 	refusals  *prometheus.CounterVec
 	inbox     *prometheus.CounterVec
-	retention *prometheus.CounterVec
-	events    *prometheus.CounterVec
-	eventLag  *prometheus.HistogramVec
-	build     *prometheus.GaugeVec
-	swept     prometheus.Gauge
-	accepted  prometheus.Counter
+	// peerSends, pooledStreams, streamResets and fallbacks are the peer providers' transport.
+	peerSends     *prometheus.CounterVec
+	pooledStreams *prometheus.GaugeVec
+	streamResets  *prometheus.CounterVec
+	fallbacks     *prometheus.CounterVec
+	retention     *prometheus.CounterVec
+	events        *prometheus.CounterVec
+	eventLag      *prometheus.HistogramVec
+	build         *prometheus.GaugeVec
+	swept         prometheus.Gauge
+	accepted      prometheus.Counter
 	// verifications, chainsBroken and verifiedAt are the journal verifications serve ran.
 	verifications *prometheus.CounterVec
 	chainsBroken  prometheus.Gauge
@@ -57,6 +63,14 @@ func newMetrics() *metrics {
 		inbox: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_inbox_refusals_total",
 			Help: "Envelopes a peer provider's inbox refused, by provider and code (peer.not-allowed, peer.over-quota)."},
 			[]string{"provider", "code"}),
+		peerSends: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_peer_sends_total",
+			Help: "Envelopes a peer provider sent, by provider and protocol (one-shot, pooled)."}, []string{"provider", "protocol"}),
+		pooledStreams: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "switchboard_peer_pooled_streams",
+			Help: "Pooled streams a peer provider holds open to other peers."}, []string{"provider"}),
+		streamResets: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_peer_stream_resets_total",
+			Help: "Pooled streams that broke, failing their requests as transient."}, []string{"provider"}),
+		fallbacks: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_peer_fallbacks_total",
+			Help: "Peers asked for the pooled protocol that chose the one-shot one."}, []string{"provider"}),
 		retention: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_retention_erased_total",
 			Help: "Records erased by retention sweeps, by kind (payloads, records, submission receipts, …)."}, []string{"kind"}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "switchboard_webhook_deliveries_total",
@@ -92,7 +106,7 @@ func newMetrics() *metrics {
 // (docs/operations.md, "Metrics" lists each, with the queue gauges read at scrape time).
 func (m *metrics) own() []prometheus.Collector {
 	return []prometheus.Collector{m.requests, m.latency, m.attempts, m.sendTime, m.callbacks, m.scripts,
-		m.refusals, m.inbox, m.retention, m.events, m.eventLag, m.build, m.accepted, m.swept, m.verifications, m.chainsBroken, m.verifiedAt}
+		m.refusals, m.inbox, m.peerSends, m.pooledStreams, m.streamResets, m.fallbacks, m.retention, m.events, m.eventLag, m.build, m.accepted, m.swept, m.verifications, m.chainsBroken, m.verifiedAt}
 }
 
 // observeRequest counts an answered API request.
@@ -127,6 +141,24 @@ func (m *metrics) observeProvider(provider, event, class string) {
 // is never a label.
 func (m *metrics) observeInboxRefusal(provider, code string) {
 	m.inbox.WithLabelValues(provider, code).Inc()
+}
+
+// observePeerTransport counts what a peer provider's transport did.
+func (m *metrics) observePeerTransport(provider string, ev peer.TransportEvent) {
+	switch ev {
+	case peer.EventSendOneShot:
+		m.peerSends.WithLabelValues(provider, "one-shot").Inc()
+	case peer.EventSendPooled:
+		m.peerSends.WithLabelValues(provider, "pooled").Inc()
+	case peer.EventStreamOpened:
+		m.pooledStreams.WithLabelValues(provider).Inc()
+	case peer.EventStreamClosed:
+		m.pooledStreams.WithLabelValues(provider).Dec()
+	case peer.EventStreamReset:
+		m.streamResets.WithLabelValues(provider).Inc()
+	case peer.EventFallback:
+		m.fallbacks.WithLabelValues(provider).Inc()
+	}
 }
 
 // observeEvent counts an event delivery attempt, and the lag of a delivered one.

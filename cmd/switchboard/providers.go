@@ -88,7 +88,10 @@ type peerHooks struct {
 func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, sandbox runtime.Sandbox, clock engine.Clock, log *slog.Logger, m *metrics, hooks peerHooks) (engine.Provider, error) {
 	pc := cfg.Peer
 	c := peer.Config{ID: decl.ID, IdentityKey: pc.IdentityKey.Value(), Listen: pc.Listen, Protocol: pc.Protocol,
-		Relays: pc.Relays, RelayService: pc.RelayService.Enabled, AddressBook: pc.AddressBook,
+		PooledProtocol: pc.PooledProtocol, Keepalive: pc.Pooled.Keepalive, IdleClose: pc.Pooled.IdleClose,
+		RequestTimeout: pc.Pooled.RequestTimeout, OnTransport: func(ev peer.TransportEvent) { m.observePeerTransport(decl.ID, ev) },
+		Relays: pc.Relays, RelayService: pc.RelayService.Enabled, RelayCircuitDuration: pc.RelayService.CircuitDuration,
+		RelayCircuitBytes: pc.RelayService.CircuitBytes, AddressBook: pc.AddressBook,
 		Inbox: hooks.inbox, OnPeerConnected: hooks.connected, Logger: log, Clock: clock,
 		AllowedPeers: pc.AllowedPeers, AnyPeer: pc.AnyPeer,
 		MessagesPerMinute: pc.InboxQuota.MessagesPerMinute, BytesPerDay: pc.InboxQuota.BytesPerDay,

@@ -13,7 +13,8 @@ var providerKeys = map[string][]string{
 	KindHTTP: {"kind", "baseUrl", "timeoutMilliseconds", "maximumResponseBytes", "concurrencyLimit",
 		"ratePerSecond", "authentication", "callbackVerifier", "parameters"},
 	KindSMTP: {"kind", "host", "port", "tls", "authentication", "dkim", "trustedCaFile", "timeoutMilliseconds"},
-	KindPeer: {"kind", "identityKeyRef", "listen", "protocol", "relays", "relayService", "addressBook",
+	KindPeer: {"kind", "identityKeyRef", "listen", "protocol", "pooledProtocol", "keepaliveSeconds", "idleCloseSeconds",
+		"requestTimeoutSeconds", "relays", "relayService", "addressBook",
 		"allowedPeers", "inboxQuota"},
 }
 

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -132,8 +133,25 @@ func (r *reader) decodePeer(m *mapping) *PeerProvider {
 			p.Protocol = proto
 		}
 	}
+	if proto := m.str("pooledProtocol"); proto != "" {
+		if !isMultiaddr(proto) || proto == p.Protocol {
+			m.fail("pooledProtocol", "must be a protocol id other than protocol, such as /dkg/10.0.2/message")
+		} else {
+			p.PooledProtocol = proto
+		}
+	}
+	seconds := func(key string, def int64) time.Duration {
+		return time.Duration(m.integer(key, def, 1, 86_400)) * time.Second
+	}
+	p.Pooled = PooledTiming{Keepalive: seconds("keepaliveSeconds", DefaultKeepaliveSeconds),
+		IdleClose:      seconds("idleCloseSeconds", DefaultIdleCloseSeconds),
+		RequestTimeout: seconds("requestTimeoutSeconds", DefaultRequestTimeoutSeconds)}
+	p.RelayService = RelayService{CircuitDuration: DefaultRelayCircuitSeconds * time.Second, CircuitBytes: DefaultRelayCircuitBytes}
 	if m.has("relayService") {
-		p.RelayService.Enabled = m.child("relayService", "enabled").boolean("enabled", false)
+		rs := m.child("relayService", "enabled", "circuitSeconds", "circuitBytes")
+		p.RelayService.Enabled = rs.boolean("enabled", false)
+		p.RelayService.CircuitDuration = time.Duration(rs.integer("circuitSeconds", DefaultRelayCircuitSeconds, 1, 7*86_400)) * time.Second
+		p.RelayService.CircuitBytes = rs.integer("circuitBytes", DefaultRelayCircuitBytes, 1<<17, 1<<40)
 	}
 	mem, line := m.at("addressBook")
 	book := r.open(m.vals["addressBook"], mem, line, nil)

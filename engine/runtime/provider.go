@@ -205,8 +205,12 @@ type PeerProvider struct {
 	IdentityKey Secret
 	// Listen holds the multiaddrs to listen on; empty = dial out (and through relays) only.
 	Listen []string
-	// Protocol is the stream protocol id; default /switchboard/1.0.0/message.
+	// Protocol is the one-shot stream protocol id; default /switchboard/1.0.0/message.
 	Protocol string
+	// PooledProtocol is the pooled protocol's id; empty = the pooled mode is off.
+	PooledProtocol string
+	// Pooled times the pooled mode's streams.
+	Pooled PooledTiming
 	// Relays holds circuit relay v2 multiaddrs, each with its /p2p/ peer id.
 	Relays       []string
 	RelayService RelayService
@@ -229,7 +233,18 @@ type InboxQuota struct {
 	BytesPerDay       int64
 }
 
-// RelayService says whether this host serves as a circuit relay for others.
+// PooledTiming is a peer provider's keepaliveSeconds, idleCloseSeconds and
+// requestTimeoutSeconds (defaults DefaultKeepaliveSeconds, DefaultIdleCloseSeconds,
+// DefaultRequestTimeoutSeconds).
+type PooledTiming struct {
+	Keepalive, IdleClose, RequestTimeout time.Duration
+}
+
+// RelayService says whether this host serves as a circuit relay for others, and what one
+// circuit may carry: CircuitDuration and CircuitBytes (each direction) before the relay resets
+// it (defaults DefaultRelayCircuitSeconds, DefaultRelayCircuitBytes).
 type RelayService struct {
-	Enabled bool
+	Enabled         bool
+	CircuitDuration time.Duration
+	CircuitBytes    int64
 }

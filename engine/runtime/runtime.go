@@ -23,6 +23,15 @@ const (
 	// inboxQuota when the file gives none.
 	DefaultInboxMessagesPerMinute = 600
 	DefaultInboxBytesPerDay       = 100 << 20
+	// DefaultKeepaliveSeconds, DefaultIdleCloseSeconds and DefaultRequestTimeoutSeconds time a
+	// peer provider's pooled streams when the file does not.
+	DefaultKeepaliveSeconds      = 10
+	DefaultIdleCloseSeconds      = 300
+	DefaultRequestTimeoutSeconds = 20
+	// DefaultRelayCircuitSeconds and DefaultRelayCircuitBytes are the limits of one circuit
+	// of a peer provider's relay service: 30 minutes and a hundred 10 MiB envelopes.
+	DefaultRelayCircuitSeconds = 30 * 60
+	DefaultRelayCircuitBytes   = 100 * (10 << 20)
 )
 
 // Runtime is a loaded, validated runtime file with every secret resolved. Every path in it is

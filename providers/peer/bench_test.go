@@ -9,9 +9,10 @@ import (
 )
 
 // BenchmarkSend measures messages per second between two hosts on loopback with 1 KiB
-// payloads, each a full send (fresh stream, envelope, stored in the receiver's inbox,
-// acknowledgement read back), directly and through a relay. Senders run in parallel
-// (GOMAXPROCS × 8 goroutines), as the dispatcher's workers do.
+// payloads, each a full send (envelope, stored in the receiver's inbox, acknowledgement read
+// back), directly and through a relay: one-shot (a fresh stream per message), and pooled with
+// 1, 4 and 8 streams per peer at most. Senders run in parallel (GOMAXPROCS × 8 goroutines), as
+// the dispatcher's workers do.
 //
 //	go test ./providers/peer -run '^$' -bench BenchmarkSend -benchtime 3s
 func BenchmarkSend(b *testing.B) {
@@ -35,16 +36,33 @@ func BenchmarkSend(b *testing.B) {
 		})
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
 	}
-	b.Run("direct", func(b *testing.B) {
-		receiver := startNode(b, nil)
-		sender := startNode(b, func(c *Config) {
-			c.Listen = nil
-			c.AddressBook = map[string][]string{receiver.PeerID(): receiver.Addrs()}
+	modes := []struct {
+		name    string
+		streams int // 0: one-shot
+	}{{"one-shot", 0}, {"pooled-1", 1}, {"pooled-4", 4}, {"pooled-8", 8}}
+	for _, m := range modes {
+		mode := func(c *Config) {
+			if m.streams > 0 {
+				c.PooledProtocol, c.PooledStreams = testPooledProtocol, m.streams
+			}
+		}
+		b.Run("direct/"+m.name, func(b *testing.B) {
+			receiver := startNode(b, mode)
+			sender := senderTo(b, map[string][]string{receiver.PeerID(): receiver.Addrs()}, mode)
+			run(b, sender, receiver)
 		})
-		run(b, sender, receiver)
-	})
-	b.Run("relay", func(b *testing.B) {
-		r := startRelayed(b, true)
-		run(b, r.sender, r.receiver)
-	})
+		b.Run("relay/"+m.name, func(b *testing.B) {
+			relay := startNode(b, func(c *Config) { c.RelayService = true; c.Inbox = nil })
+			receiver := startNode(b, both(mode, func(c *Config) { c.Listen, c.Relays = nil, []string{relay.Addrs()[0]} }))
+			ctx, cancel := context.WithTimeout(context.Background(), testWait)
+			defer cancel()
+			if err := receiver.WaitReservation(ctx, relay.PeerID()); err != nil {
+				b.Fatal(err)
+			}
+			sender := senderTo(b, map[string][]string{
+				receiver.PeerID(): {relay.Addrs()[0] + "/p2p-circuit/p2p/" + receiver.PeerID()},
+			}, mode)
+			run(b, sender, receiver)
+		})
+	}
 }

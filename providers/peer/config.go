@@ -29,6 +29,16 @@ const (
 	// DefaultMessagesPerMinute and DefaultBytesPerDay are each sender's inbox quota.
 	DefaultMessagesPerMinute = 600
 	DefaultBytesPerDay       = 100 << 20
+	// DefaultKeepalive is how often an unused pooled stream is pinged.
+	DefaultKeepalive = 10 * time.Second
+	// DefaultIdleClose is how long a pooled stream stays open without a request.
+	DefaultIdleClose = 5 * time.Minute
+	// DefaultRequestTimeout bounds one request on a pooled stream, from its write to its
+	// answer, and one ping's wait for its pong.
+	DefaultRequestTimeout = 20 * time.Second
+	// DefaultPooledStreams is how many pooled streams a sender opens to one peer at most
+	// (docs/operations.md, "The pooled transport", says why).
+	DefaultPooledStreams = 8
 )
 
 // Config is one peer provider, built by the caller from the runtime file's resolved values
@@ -42,13 +52,36 @@ type Config struct {
 	// Listen holds multiaddrs to listen on (TCP and QUIC); empty = dial out and through
 	// relays only.
 	Listen []string
-	// Protocol is the stream protocol id; empty = DefaultProtocol.
+	// Protocol is the one-shot protocol's id (one stream per envelope); empty =
+	// DefaultProtocol.
 	Protocol string
+	// PooledProtocol is the pooled protocol's id (long-lived framed streams,
+	// docs/operations.md, "The pooled transport"); empty = the pooled mode is off: this host
+	// neither offers nor accepts it. With it, a send opens the pooled protocol first and falls
+	// back to Protocol for a peer that does not speak it.
+	PooledProtocol string
+	// Keepalive, IdleClose and RequestTimeout time the pooled streams; zero = DefaultKeepalive,
+	// DefaultIdleClose, DefaultRequestTimeout.
+	Keepalive, IdleClose, RequestTimeout time.Duration
+	// PooledStreams bounds the pooled streams to one peer; zero = DefaultPooledStreams.
+	PooledStreams int
+	// NewTicker makes the ticker of each pooled stream's keepalive and idle close and returns
+	// its channel and its stop function; nil = a time.Ticker. Tests pass their own to move
+	// time without waiting.
+	NewTicker func(d time.Duration) (<-chan time.Time, func())
+	// OnTransport, when set, is told what the sending side's transport does (sends by protocol,
+	// pooled streams opened, closed and reset, fallbacks to the one-shot protocol), for metrics.
+	OnTransport func(TransportEvent)
 	// Relays holds circuit relay v2 multiaddrs, each ending in /p2p/<relay id>. Start keeps a
 	// reservation on each, and a recipient with no known address is dialled through them.
 	Relays []string
-	// RelayService makes this host a circuit relay with limits that carry a 10 MiB envelope.
-	RelayService bool
+	// RelayService makes this host a circuit relay. Each circuit may last RelayCircuitDuration
+	// and carry RelayCircuitBytes in each direction before the relay resets it; zero =
+	// DefaultRelayCircuitDuration, DefaultRelayCircuitBytes, which carry a 10 MiB envelope and
+	// a pooled stream's keepalives for half an hour.
+	RelayService         bool
+	RelayCircuitDuration time.Duration
+	RelayCircuitBytes    int64
 	// AddressBook maps peer ids to the multiaddrs they are reached at, direct or
 	// /p2p-circuit addresses (a trailing /p2p/<id> is allowed and must match the key).
 	AddressBook map[string][]string
@@ -101,6 +134,7 @@ type Config struct {
 type resolved struct {
 	Config
 	protocol    protocol.ID
+	pooled      protocol.ID // "" = the pooled mode is off
 	listen      []ma.Multiaddr
 	relays      []libp2ppeer.AddrInfo
 	addressBook []libp2ppeer.AddrInfo
@@ -120,6 +154,27 @@ func (cfg Config) resolve() (resolved, error) {
 		return r, fmt.Errorf("protocol %q must start with /", r.Protocol)
 	}
 	r.protocol = protocol.ID(r.Protocol)
+	if r.PooledProtocol != "" {
+		if r.PooledProtocol[0] != '/' || r.PooledProtocol == r.Protocol {
+			return r, fmt.Errorf("pooled protocol %q must start with / and differ from the protocol", r.PooledProtocol)
+		}
+		r.pooled = protocol.ID(r.PooledProtocol)
+	}
+	r.Keepalive = orDefault(r.Keepalive, DefaultKeepalive)
+	r.IdleClose = orDefault(r.IdleClose, DefaultIdleClose)
+	r.RequestTimeout = orDefault(r.RequestTimeout, DefaultRequestTimeout)
+	r.RelayCircuitDuration = orDefault(r.RelayCircuitDuration, DefaultRelayCircuitDuration)
+	r.RelayCircuitBytes = orDefault(r.RelayCircuitBytes, DefaultRelayCircuitBytes)
+	r.PooledStreams = orDefault(r.PooledStreams, DefaultPooledStreams)
+	if r.NewTicker == nil {
+		r.NewTicker = func(d time.Duration) (<-chan time.Time, func()) {
+			t := time.NewTicker(d)
+			return t.C, t.Stop
+		}
+	}
+	if r.OnTransport == nil {
+		r.OnTransport = func(TransportEvent) {}
+	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -180,6 +235,14 @@ func (cfg Config) resolve() (resolved, error) {
 		r.addressBook = append(r.addressBook, ai)
 	}
 	return r, nil
+}
+
+// orDefault returns v, or def when v is zero or less.
+func orDefault[T time.Duration | int | int64](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
 }
 
 // addressBookEntry parses one address book entry. Each address may end in /p2p/<id>, which

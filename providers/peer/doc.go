@@ -11,7 +11,12 @@
 //   - the wire format: the protobuf ReliableEnvelope (1 messageId, 2 version = 1, 3 tsMs,
 //     4 payload) encoded by hand with protowire, byte-compatible with the protobufjs encoding
 //     of the peer systems this channel interoperates with (envelope.go); one stream per message, write, close-write, read the
-//     answer to end of stream;
+//     answer to end of stream (the one-shot protocol);
+//   - the pooled protocol, when Config.PooledProtocol is set (docs/operations.md, "The pooled
+//     transport"): the frame codec (frame.go), long-lived streams to each peer carrying one
+//     request at a time with keepalive, idle close and a per-request timeout (pool.go,
+//     pooled_stream.go), the receiving side behind the same gate and inbox (pooled_receive.go),
+//     and the fallback to the one-shot protocol for a peer that does not speak it;
 //   - sending (engine.Provider): the classification of every way a send can end (send.go,
 //     answer.go). Before the whole envelope was written, a failure is transient; after, it is
 //     maybe-sent. RESPONSE_GONE or {"accepted": true, …} is accepted with report delivered,
@@ -28,7 +33,10 @@
 //     HTTP adapters; a prepare deadline is transient, other prepare failures permanent, an
 //     interpret failure maybe-sent (the peer answered but the answer cannot be read).
 //
-// Decisions made here (each documented where it is made): a recipient with no
+// Decisions made here (each documented where it is made): a pooled stream's failure is
+// transient for every request on it, because the receiver's inbox answers a resent envelope
+// from its record; both protocols store under the one-shot protocol's id; a sender opens at
+// most DefaultPooledStreams streams to one peer (measured by BenchmarkSend); a recipient with no
 // known address is dialled through every configured relay; the swarm's own dial backoff is
 // cleared before each send, so that the engine's retry schedule alone paces retries; Start
 // dials the address book once so that peers waiting on each other connect; a peer that

@@ -18,14 +18,15 @@ import (
 	"github.com/libp2p/go-libp2p/p2p/transport/tcp"
 )
 
-// Relay service limits (docs/runtime.md, "Provider kind": limits large enough for a 10 MiB envelope). The
-// stock circuit limits (2 min, 128 KiB per relayed connection) cannot carry one envelope.
+// Relay service limits (docs/operations.md, "Relay limits"). The stock circuit limits
+// (2 min, 128 KiB per relayed connection) cannot carry one envelope, and reset a pooled stream
+// within two minutes.
 const (
-	// RelayCircuitDuration is how long one relayed connection may last.
-	RelayCircuitDuration = 30 * time.Minute
-	// RelayCircuitData is how many bytes one relayed connection may carry in each direction:
-	// a hundred maximum-size envelopes.
-	RelayCircuitData = 100 * MaxEnvelopeBytes
+	// DefaultRelayCircuitDuration is how long one relayed connection may last.
+	DefaultRelayCircuitDuration = 30 * time.Minute
+	// DefaultRelayCircuitBytes is how many bytes one relayed connection may carry in each
+	// direction: a hundred maximum-size envelopes.
+	DefaultRelayCircuitBytes = 100 * MaxEnvelopeBytes
 	// relayBufferBytes is the relay's copy buffer per direction of a circuit.
 	relayBufferBytes = 32 << 10
 )
@@ -34,8 +35,8 @@ const (
 // Noise and TLS, yamux, the relay transport (to dial /p2p-circuit addresses and to accept
 // connections through reserved relays), and a resource manager sized for 10 MiB envelopes.
 // It listens nowhere yet: Start adds the listen addresses.
-func newHost(priv crypto.PrivKey, proto protocol.ID) (host.Host, error) {
-	rm, err := newResourceManager(proto)
+func newHost(priv crypto.PrivKey, protos ...protocol.ID) (host.Host, error) {
+	rm, err := newResourceManager(protos)
 	if err != nil {
 		return nil, err
 	}
@@ -60,19 +61,21 @@ func newHost(priv crypto.PrivKey, proto protocol.ID) (host.Host, error) {
 }
 
 // newResourceManager starts from libp2p's autoscaled defaults and makes room for the
-// message protocol: a stream may buffer a whole 10 MiB envelope (yamux grows its window up to
+// message protocols: a stream may buffer a whole 10 MiB envelope (yamux grows its window up to
 // 16 MiB, reserved against the connection), and one busy peer may have many sends in flight.
-func newResourceManager(proto protocol.ID) (network.ResourceManager, error) {
+func newResourceManager(protos []protocol.ID) (network.ResourceManager, error) {
 	limits := rcmgr.DefaultLimits
 	libp2p.SetDefaultServiceLimits(&limits)
 	limits.ConnBaseLimit.Memory = 64 << 20
 	limits.StreamBaseLimit.Memory = 2 * MaxEnvelopeBytes
-	limits.AddProtocolLimit(proto,
-		rcmgr.BaseLimit{StreamsInbound: 1024, StreamsOutbound: 1024, Streams: 2048, Memory: 256 << 20},
-		rcmgr.BaseLimitIncrease{StreamsInbound: 256, StreamsOutbound: 256, Streams: 512, Memory: 128 << 20})
-	limits.AddProtocolPeerLimit(proto,
-		rcmgr.BaseLimit{StreamsInbound: 256, StreamsOutbound: 256, Streams: 512, Memory: 64 << 20},
-		rcmgr.BaseLimitIncrease{})
+	for _, proto := range protos {
+		limits.AddProtocolLimit(proto,
+			rcmgr.BaseLimit{StreamsInbound: 1024, StreamsOutbound: 1024, Streams: 2048, Memory: 256 << 20},
+			rcmgr.BaseLimitIncrease{StreamsInbound: 256, StreamsOutbound: 256, Streams: 512, Memory: 128 << 20})
+		limits.AddProtocolPeerLimit(proto,
+			rcmgr.BaseLimit{StreamsInbound: 256, StreamsOutbound: 256, Streams: 512, Memory: 64 << 20},
+			rcmgr.BaseLimitIncrease{})
+	}
 	rm, err := rcmgr.NewResourceManager(rcmgr.NewFixedLimiter(limits.AutoScale()))
 	if err != nil {
 		return nil, fmt.Errorf("create resource manager: %w", err)
@@ -80,12 +83,12 @@ func newResourceManager(proto protocol.ID) (network.ResourceManager, error) {
 	return rm, nil
 }
 
-// newRelayService makes h a circuit relay v2 whose circuits carry RelayCircuitData for
-// RelayCircuitDuration. It serves whatever h's reachability, unlike libp2p's
-// EnableRelayService option, which waits for AutoNAT to call the host public.
-func newRelayService(h host.Host) (*relay.Relay, error) {
+// newRelayService makes h a circuit relay v2 whose circuits carry data bytes each way for
+// duration. It serves whatever h's reachability, unlike libp2p's EnableRelayService option,
+// which waits for AutoNAT to call the host public.
+func newRelayService(h host.Host, duration time.Duration, data int64) (*relay.Relay, error) {
 	rc := relay.DefaultResources()
-	rc.Limit = &relay.RelayLimit{Duration: RelayCircuitDuration, Data: RelayCircuitData}
+	rc.Limit = &relay.RelayLimit{Duration: duration, Data: data}
 	rc.BufferSize = relayBufferBytes
 	rc.MaxCircuits = 64
 	r, err := relay.New(h, relay.WithResources(rc))

@@ -10,6 +10,7 @@ import (
 	"github.com/libp2p/go-libp2p/core/network"
 	libp2ppeer "github.com/libp2p/go-libp2p/core/peer"
 	"github.com/libp2p/go-libp2p/core/peerstore"
+	"github.com/libp2p/go-libp2p/core/protocol"
 	"github.com/libp2p/go-libp2p/p2p/protocol/circuitv2/relay"
 	ma "github.com/multiformats/go-multiaddr"
 
@@ -34,6 +35,7 @@ type Provider struct {
 
 	inbound chan struct{}  // slots of concurrent inbound exchanges
 	buckets *senderBuckets // each sender's per-minute allowance
+	pool    *streamPool    // the pooled streams to each peer
 
 	mu           sync.Mutex
 	closed       bool
@@ -64,7 +66,11 @@ func New(cfg Config) (*Provider, error) {
 			return nil, fmt.Errorf("peer provider %s: %w", cfg.ID, err)
 		}
 	}
-	h, err := newHost(priv, r.protocol)
+	protos := []protocol.ID{r.protocol}
+	if r.pooled != "" {
+		protos = append(protos, r.pooled)
+	}
+	h, err := newHost(priv, protos...)
 	if err != nil {
 		if a != nil {
 			a.program.Close()
@@ -78,6 +84,7 @@ func New(cfg Config) (*Provider, error) {
 		self:         h.ID(),
 		inbound:      make(chan struct{}, r.MaxInbound),
 		buckets:      newSenderBuckets(r.MessagesPerMinute),
+		pool:         newStreamPool(),
 		reservations: map[libp2ppeer.ID]*reservation{},
 		conns:        map[libp2ppeer.ID]int{},
 	}
@@ -139,7 +146,7 @@ func (p *Provider) Start(ctx context.Context) error {
 		}
 	}
 	if p.cfg.RelayService {
-		svc, err := newRelayService(p.host)
+		svc, err := newRelayService(p.host, p.cfg.RelayCircuitDuration, p.cfg.RelayCircuitBytes)
 		if err != nil {
 			return fmt.Errorf("peer provider %s: %w", p.cfg.ID, err)
 		}
@@ -147,6 +154,9 @@ func (p *Provider) Start(ctx context.Context) error {
 	}
 	if p.cfg.Inbox != nil {
 		p.host.SetStreamHandler(p.cfg.protocol, p.handleStream)
+		if p.cfg.pooled != "" {
+			p.host.SetStreamHandler(p.cfg.pooled, p.handlePooled)
+		}
 	}
 	for _, ai := range p.cfg.relays {
 		rsv := newReservation(ai)
@@ -215,10 +225,15 @@ func (p *Provider) disconnected(_ network.Network, c network.Conn) {
 		rsv.connectionChanged()
 	}
 	p.mu.Lock()
+	gone := false
 	if p.conns[remote]--; p.conns[remote] <= 0 {
 		delete(p.conns, remote)
+		gone = true
 	}
 	p.mu.Unlock()
+	if gone {
+		p.pool.forget(remote) // the peer may come back upgraded
+	}
 }
 
 // track registers one more goroutine Close must wait for; false once closed.
@@ -255,6 +270,9 @@ func (p *Provider) Close() error {
 			}
 		}
 		p.host.RemoveStreamHandler(p.cfg.protocol)
+		if p.cfg.pooled != "" {
+			p.host.RemoveStreamHandler(p.cfg.pooled)
+		}
 		if err := p.host.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close host: %w", err))
 		}

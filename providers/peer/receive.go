@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/libp2p/go-libp2p/core/network"
+	libp2ppeer "github.com/libp2p/go-libp2p/core/peer"
 
 	"switchboard/engine"
 )
@@ -77,13 +78,23 @@ func (p *Provider) receive(ctx context.Context, s network.Stream) ([]byte, error
 	if err != nil {
 		return nil, err
 	}
+	admitted, undo := p.buckets.take(from, p.cfg.Clock.Now())
+	return p.keep(ctx, from, s.Conn().LocalPeer(), env, admitted, undo)
+}
+
+// keep stores one checked envelope from a sender through Inbox.PutInbox and returns the
+// answer: the acknowledgement of a new envelope, the cached answer (or RESPONSE_GONE) of a
+// duplicate, or the over-quota refusal. admitted says whether the sender's per-minute bucket
+// had room (undo gives the token back); a duplicate is answered either way and spends nothing.
+// Both protocols store under the one-shot protocol's id, so that a message is one message
+// whichever protocol carried it.
+func (p *Provider) keep(ctx context.Context, from, to libp2ppeer.ID, env Envelope, admitted bool, undo func()) ([]byte, error) {
 	now := p.cfg.Clock.Now()
-	admitted, undo := p.buckets.take(from, now)
 	var ackErr error
 	res, err := p.cfg.Inbox.PutInbox(ctx, engine.InboxEntry{
 		Channel:    engine.ChannelPeer,
 		Provider:   p.cfg.ID,
-		To:         s.Conn().LocalPeer().String(),
+		To:         to.String(),
 		From:       from.String(),
 		Protocol:   p.cfg.Protocol,
 		MessageID:  env.MessageID,

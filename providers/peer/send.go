@@ -43,6 +43,12 @@ const (
 	CodeResponseTooLarge = "peer.response-too-large"
 	// CodeRefused: the peer answered {"accepted": false, …} (permanent).
 	CodeRefused = "peer.refused"
+	// CodeStreamReset: the pooled stream the request was on, or queued for, broke (transient:
+	// the receiver's inbox answers a re-sent envelope from its idempotency record).
+	CodeStreamReset = "peer.stream-reset"
+	// CodeRemoteError: the peer answered a pooled request with an ERROR frame: it could not
+	// read or store the envelope (transient).
+	CodeRemoteError = "peer.remote-error"
 )
 
 // Send delivers out as one ReliableEnvelope (messageId = out.MessageID, payload =
@@ -109,15 +115,30 @@ func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcom
 	return classifyAnswer(answer)
 }
 
-// exchange performs one request/response on a fresh stream. It returns the complete answer,
-// or the outcome of a failure.
+// exchange performs one request/response: on a pooled stream when the pooled mode is on and
+// the message goes on the provider's own protocol (an adapter may pick another), else on a
+// fresh one-shot stream. It returns the complete answer, or the outcome of a failure.
 func (p *Provider) exchange(ctx context.Context, target libp2ppeer.ID, proto protocol.ID, request []byte) ([]byte, *engine.Outcome) {
+	if p.cfg.pooled != "" && proto == p.cfg.protocol {
+		return p.pooledExchange(ctx, target, request)
+	}
+	return p.oneShot(ctx, target, proto, request)
+}
+
+// oneShot opens a fresh stream on proto and performs one one-shot exchange on it.
+func (p *Provider) oneShot(ctx context.Context, target libp2ppeer.ID, proto protocol.ID, request []byte) ([]byte, *engine.Outcome) {
 	ctx = network.WithAllowLimitedConn(ctx, "switchboard message")
 	p.prepareDial(target)
 	s, err := p.host.NewStream(ctx, target, proto)
 	if err != nil {
 		return nil, beforeWrite(ctx, err)
 	}
+	return p.oneShotOn(ctx, s, request)
+}
+
+// oneShotOn writes request on s, closes its write side and reads the answer to end of stream.
+func (p *Provider) oneShotOn(ctx context.Context, s network.Stream, request []byte) ([]byte, *engine.Outcome) {
+	p.cfg.OnTransport(EventSendOneShot)
 	if deadline, ok := ctx.Deadline(); ok {
 		_ = s.SetDeadline(deadline)
 	}

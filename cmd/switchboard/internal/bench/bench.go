@@ -68,6 +68,7 @@ type Result struct {
 	ProcessCPUUsPerMessage float64 `json:"processCpuUsPerMessage"`
 	OpenLoopFigures
 	Events
+	PeerFigures
 }
 
 // Validate refuses flag values a run cannot honour; the command reports them as usage errors.
@@ -102,6 +103,10 @@ func (c Config) Validate() error {
 		return errors.New("--admission must be give-way or off")
 	case c.Load == "wrk" && c.Channel == "mixed":
 		return errors.New("--load wrk sends one submission body: it takes one channel, not mixed")
+	case c.PeerProtocol != "" && c.PeerProtocol != PeerOneShot && c.PeerProtocol != PeerPooled:
+		return errors.New("--peer-protocol must be one-shot or pooled")
+	case (c.PeerProtocol != "" || c.PeerRelay) && c.peerProtocol() == "":
+		return errors.New("--peer-protocol and --peer-relay need --channel peer or mixed")
 	}
 	return nil
 }
@@ -210,6 +215,11 @@ func Run(ctx context.Context, cfg Config, start StartStack, log *slog.Logger, pr
 	if gw, err := e.stack.Metric(ctx, "switchboard_dispatch_give_way_seconds_total"); err == nil {
 		r.GivenWaySeconds = math.Round(gw*10) / 10
 	}
+	if cfg.Channel == "peer" {
+		r.PeerFigures = peerFigures(ctx, cfg, e.stack)
+	} else {
+		r.PeerFigures = PeerFigures{PeerProtocol: cfg.peerProtocol(), PeerRelay: cfg.PeerRelay}
+	}
 	r.LoadAverage = loadAverage()
 	if cfg.Out != "" {
 		load := fmt.Sprintf("%d caller(s)", cfg.Callers)
@@ -246,6 +256,7 @@ func (r Result) WriteTable(out io.Writer) error {
 		r.Delivered, r.Failed, r.Lost, r.DeliveredPerSecond)
 	fmt.Fprintf(w, "accept latency\tp50 %.1f ms, p99 %.1f ms\n", r.AcceptP50Ms, r.AcceptP99Ms)
 	fmt.Fprintf(w, "end to end\tp50 %.1f ms, p99 %.1f ms\n", r.EndToEndP50Ms, r.EndToEndP99Ms)
+	r.PeerFigures.writeLine(w)
 	fmt.Fprintf(w, "completion\t%.2f s (from the first acceptance to the last final state)\n", r.CompletionSeconds)
 	if r.OpenLoopSeconds != nil {
 		r.OpenLoopFigures.writeLines(w, r.Requested)

@@ -36,6 +36,22 @@ type Config struct {
 	// Admission is the serve processes' admission policy: "give-way" (what serve runs, also
 	// for "") or "off" (none), to compare a burst's completion with and without it.
 	Admission string
+	// PeerProtocol is how the peer provider sends: PeerOneShot (also for "") or PeerPooled;
+	// PeerRelay sends to the companion peer through a circuit relay instead of directly.
+	PeerProtocol string
+	PeerRelay    bool
+}
+
+// peerProtocol is the run's peer protocol, PeerOneShot unless set; "" when no peer message is
+// sent.
+func (c Config) peerProtocol() string {
+	switch {
+	case c.Channel != "peer" && c.Channel != "mixed":
+		return ""
+	case c.PeerProtocol == "":
+		return PeerOneShot
+	}
+	return c.PeerProtocol
 }
 
 // The values of Config.Admission.
@@ -118,6 +134,7 @@ func startBench(ctx context.Context, cfg Config, start StartStack, log *slog.Log
 		// does not impose.
 		ReceiptWorkers: 64,
 		Webhooks:       cfg.Webhooks, Admission: cfg.admission(),
+		PeerPooled: cfg.peerProtocol() == PeerPooled, PeerRelay: cfg.PeerRelay,
 		Tune:     func(path string) error { return setDispatchConcurrency(path, cfg.Concurrency) },
 		Database: cfg.Database, Instances: max(cfg.Instances, 1), CPUProfile: cfg.CPUProfile,
 		Log: log, StandInLog: standInLog(log, log.Enabled(ctx, slog.LevelDebug)),

@@ -41,6 +41,9 @@ type StackSpec struct {
 	CPUProfile string
 	// Admission is the serve processes' admission policy, AdmissionGiveWay or AdmissionOff.
 	Admission string
+	// PeerPooled turns the pooled peer transport on at both ends; PeerRelay puts the
+	// companion peer behind a circuit relay, reachable only through it.
+	PeerPooled, PeerRelay bool
 	// Log is the stack's logger, StandInLog the stand-ins'.
 	Log, StandInLog *slog.Logger
 }
@@ -65,6 +68,8 @@ type Stack struct {
 	Store *store.Store
 	// Metric sums an unlabelled metric of every instance's /metrics.
 	Metric func(ctx context.Context, name string) (float64, error)
+	// Histogram sums the buckets of a histogram over every label and instance.
+	Histogram func(ctx context.Context, name string) ([]Bucket, error)
 	// Database is the PostgreSQL server of a run on PostgreSQL, nil on SQLite.
 	Database *DatabaseServer
 	// Gateways are the mock gateways of the package's http providers.
