@@ -32,7 +32,7 @@ func buildProviders(rt *runtime.Runtime, pkg *packages.Package, clock engine.Clo
 			}
 			out[decl.ID] = p
 		case "peer":
-			p, err := newPeerProvider(decl, cfg, rt.Sandbox, clock, log, m, hooks)
+			p, err := newPeerProvider(decl, cfg, rt.Sandbox, rt.Dispatch.Concurrency, clock, log, m, hooks)
 			if err != nil {
 				closeAll()
 				return nil, err
@@ -85,11 +85,12 @@ type peerHooks struct {
 }
 
 // newPeerProvider builds a libp2p peer provider from its runtime entry (and adapter, if any).
-func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, sandbox runtime.Sandbox, clock engine.Clock, log *slog.Logger, m *metrics, hooks peerHooks) (engine.Provider, error) {
+// It may open as many pooled streams to one peer as the dispatcher has workers (workers).
+func newPeerProvider(decl *packages.Provider, cfg *runtime.ProviderConfig, sandbox runtime.Sandbox, workers int, clock engine.Clock, log *slog.Logger, m *metrics, hooks peerHooks) (engine.Provider, error) {
 	pc := cfg.Peer
 	c := peer.Config{ID: decl.ID, IdentityKey: pc.IdentityKey.Value(), Listen: pc.Listen, Protocol: pc.Protocol,
 		PooledProtocol: pc.PooledProtocol, Keepalive: pc.Pooled.Keepalive, IdleClose: pc.Pooled.IdleClose,
-		RequestTimeout: pc.Pooled.RequestTimeout, OnTransport: func(ev peer.TransportEvent) { m.observePeerTransport(decl.ID, ev) },
+		RequestTimeout: pc.Pooled.RequestTimeout, PooledStreams: workers, OnTransport: func(ev peer.TransportEvent) { m.observePeerTransport(decl.ID, ev) },
 		Relays: pc.Relays, RelayService: pc.RelayService.Enabled, RelayCircuitDuration: pc.RelayService.CircuitDuration,
 		RelayCircuitBytes: pc.RelayService.CircuitBytes, AddressBook: pc.AddressBook,
 		Inbox: hooks.inbox, OnPeerConnected: hooks.connected, Logger: log, Clock: clock,

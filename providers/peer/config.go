@@ -37,8 +37,9 @@ const (
 	// answer, and one ping's wait for its pong.
 	DefaultRequestTimeout = 20 * time.Second
 	// DefaultPooledStreams is how many pooled streams a sender opens to one peer at most
+	// when its caller sets no bound: serve sets the dispatcher's workers, whose default it is
 	// (docs/operations.md, "The pooled transport", says why).
-	DefaultPooledStreams = 8
+	DefaultPooledStreams = 64
 )
 
 // Config is one peer provider, built by the caller from the runtime file's resolved values

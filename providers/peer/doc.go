@@ -36,8 +36,9 @@
 // Decisions made here (each documented where it is made): a pooled stream's failure is
 // transient for every request on it, because the receiver's inbox answers a resent envelope
 // from its record; both protocols store under the one-shot protocol's id; a sender opens at
-// most DefaultPooledStreams streams to one peer (measured by BenchmarkSend); a recipient with no
-// known address is dialled through every configured relay; the swarm's own dial backoff is
+// most PooledStreams streams to one peer (serve: the dispatcher's workers, measured by
+// BenchmarkSend and by the bench through the whole stack); a recipient with no known address
+// is dialled through every configured relay; the swarm's own dial backoff is
 // cleared before each send, so that the engine's retry schedule alone paces retries; Start
 // dials the address book once so that peers waiting on each other connect; a peer that
 // refuses the protocol during lazy negotiation cannot have read the envelope, so that is
