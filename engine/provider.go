@@ -25,7 +25,7 @@ type Outbound struct {
 	Generation     int
 	Attempt        int
 	Channel        Channel
-	Recipient      string            // the address: email address, E.164 number, peer id or chat address
+	Recipient      string            // the address: email address, E.164 number, peer id, chat address or device token
 	Parts          map[string]string // rendered parts by name: subject, text, html, body
 	ContentType    string            // peer body content type
 	SenderProfile  SenderProfileView

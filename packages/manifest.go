@@ -30,6 +30,7 @@ const (
 	roleReceiver                = "receiver"
 	channelEmail, channelSMS    = "email", "sms"
 	channelPeer, channelChat    = "peer", "chat"
+	channelPush                 = "push"
 	kindHTTP, kindSMTP, kindP2P = "http", "smtp", "peer"
 )
 
