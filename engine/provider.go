@@ -68,6 +68,11 @@ type Outcome struct {
 	Code string
 	// Reason is internal detail for logs; never shown to callers.
 	Reason string
+	// DeviceUnregistered says the gateway refused the recipient because its device token is no
+	// longer valid (the app was uninstalled, the token expired or was never the gateway's). On
+	// a permanent outcome the message's failure is reported to the application as a
+	// device.unregistered event (docs/webhooks.md).
+	DeviceUnregistered bool
 }
 
 // Receipt is one delivery report parsed from a provider callback.

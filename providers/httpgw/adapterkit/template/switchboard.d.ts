@@ -109,6 +109,12 @@ declare namespace Switchboard {
     retryAfter?: number;
     /** 1 to 64 characters of [A-Za-z0-9._:-], prefixed with the gateway. */
     code?: string;
+    /** permanent outcomes only: the recipient's device token is no longer valid (a push
+     * gateway's unregistered token); the application gets a device.unregistered event. */
+    deviceUnregistered?: boolean;
+    /** not on accepted: the gateway refused the credential as stale (APNs'
+     * ExpiredProviderToken); the runtime renews it and sends once more. */
+    renewCredential?: boolean;
   }
 
   /** A callback the runtime has already verified, as receipt and callback see it. */
