@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"path/filepath"
@@ -18,14 +19,23 @@ import (
 // pushEnv is a push sender profile over a scripted http provider, a real store and a fake
 // clock.
 type pushEnv struct {
-	t    *testing.T
-	sub  *engine.Submitter
-	disp *engine.Dispatcher
-	prov *enginetest.ScriptedProvider
-	clk  *enginetest.FakeClock
+	t     *testing.T
+	sub   *engine.Submitter
+	disp  *engine.Dispatcher
+	prov  *enginetest.ScriptedProvider
+	clk   *enginetest.FakeClock
+	store *store.Store
 }
 
 func newPushEnv(t *testing.T) *pushEnv {
+	t.Helper()
+	return newPushEnvWith(t, engine.Outcome{Class: engine.OutcomeAccepted}, false)
+}
+
+// newPushEnvWith is a pushEnv whose provider answers o, whose access profile sets
+// deviceTokenInEvents to tokens, and whose store writes device.unregistered events for an
+// endpoint "app".
+func newPushEnvWith(t *testing.T, o engine.Outcome, tokens bool) *pushEnv {
 	t.Helper()
 	pkg := &packages.Package{
 		Providers: []*packages.Provider{{ID: "fcm", Kind: "http"}},
@@ -33,17 +43,19 @@ func newPushEnv(t *testing.T) *pushEnv {
 			Retry:       packages.RetryPolicy{MaximumAttempts: 3, InitialDelaySeconds: 30, MaximumDelaySeconds: 3600},
 			OnUncertain: "hold", DefaultExpirySeconds: 86400}},
 		AccessProfiles: []*packages.AccessProfile{{ID: "app", Role: "sender", Clients: []string{"app"},
-			SenderProfiles: []string{"app-push"}, AllowDirectContent: true, RequestsPerMinute: 60, Burst: 10}},
+			SenderProfiles: []string{"app-push"}, AllowDirectContent: true, RequestsPerMinute: 60, Burst: 10,
+			DeviceTokenInEvents: tokens}},
 	}
 	clock := enginetest.NewFakeClock(time.Date(2031, 3, 4, 5, 6, 7, 0, time.UTC))
 	st, err := store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "push.db"),
-		AuditKey: []byte("0123456789abcdef0123456789abcdef"), Clock: clock, Migrate: true})
+		AuditKey: []byte("0123456789abcdef0123456789abcdef"), Clock: clock, Migrate: true,
+		Subscriptions: []engine.Subscription{{Endpoint: "app", DeviceProfiles: []string{"app"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	prov := enginetest.NewScriptedProvider("http", engine.Outcome{Class: engine.OutcomeAccepted})
-	e := &pushEnv{t: t, prov: prov, clk: clock}
+	prov := enginetest.NewScriptedProvider("http", o)
+	e := &pushEnv{t: t, prov: prov, clk: clock, store: st}
 	e.disp = engine.NewDispatcher(engine.DispatcherConfig{Package: pkg, Store: st,
 		Providers: map[string]engine.Provider{"fcm": prov}, Clock: clock, Logger: slog.New(slog.DiscardHandler),
 		Concurrency: 1, BatchSize: 10, MaxPayloadBytes: 1 << 20, PollInterval: time.Second, LeaseFor: time.Minute,
@@ -138,5 +150,58 @@ func TestDeviceTokenForm(t *testing.T) {
 	}
 	if engine.RecipientKindFor(engine.ChannelPush) != engine.RecipientDevice {
 		t.Fatal("push does not need a device")
+	}
+}
+
+// deviceEvents dispatches what is due and returns the data of the device.unregistered events
+// the store wrote for endpoint "app".
+func (e *pushEnv) deviceEvents() []engine.DeviceUnregistered {
+	e.t.Helper()
+	ctx := context.Background()
+	e.clk.Advance(time.Second)
+	if _, err := e.disp.DispatchDue(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	claims, err := e.store.ClaimEvents(ctx, "app", e.clk.Now(), 10, time.Minute)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var out []engine.DeviceUnregistered
+	for _, c := range claims {
+		var d engine.DeviceUnregistered
+		if c.Type != engine.EventDeviceUnregistered || json.Unmarshal(c.Data, &d) != nil {
+			e.t.Fatalf("claimed %+v", c)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func TestDeadDeviceTokenMakesADeviceUnregisteredEvent(t *testing.T) {
+	t.Parallel()
+	dead := engine.Outcome{Class: engine.OutcomePermanent, Code: "fcm.unregistered", DeviceUnregistered: true}
+	for _, tokens := range []bool{false, true} {
+		e := newPushEnvWith(t, dead, tokens)
+		if err := e.submit("k1", engine.Recipient{Device: "device-token-1"}, &engine.DirectContent{Title: "t", Body: "b"}); err != nil {
+			t.Fatal(err)
+		}
+		got := e.deviceEvents()
+		if len(got) != 1 || got[0].Provider != "fcm" || got[0].MessageID == "" || !got[0].At.Equal(e.clk.Now()) {
+			t.Fatalf("tokens %t: events %+v", tokens, got)
+		}
+		if want := map[bool]string{false: "", true: "device-token-1"}[tokens]; got[0].Token != want {
+			t.Fatalf("tokens %t: token %q, want %q", tokens, got[0].Token, want)
+		}
+	}
+	// A permanent failure of another kind, and a transient one, make none.
+	for _, o := range []engine.Outcome{{Class: engine.OutcomePermanent, Code: "fcm.invalid-argument"},
+		{Class: engine.OutcomeTransient, Code: "fcm.unavailable"}} {
+		e := newPushEnvWith(t, o, true)
+		if err := e.submit("k1", engine.Recipient{Device: "device-token-1"}, &engine.DirectContent{Title: "t", Body: "b"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := e.deviceEvents(); len(got) != 0 {
+			t.Fatalf("%s: events %+v", o.Code, got)
+		}
 	}
 }

@@ -93,6 +93,9 @@ type AccessProfile struct {
 	// InboxProviders, for a receiver, are the providers whose inbox entries it may read; nil
 	// means every provider (the member left out).
 	InboxProviders []string
+	// DeviceTokenInEvents, for a sender, puts the device token in the device.unregistered
+	// events of its messages (deviceTokenInEvents; left out, they carry none).
+	DeviceTokenInEvents bool
 }
 
 // TemplateKey names one template version.

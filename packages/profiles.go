@@ -167,6 +167,8 @@ func parseAccessProfile(m *ymap) *AccessProfile {
 	}
 	p.AllowDirectContent, good = m.boolean("allowDirectContent")
 	ok = ok && (good || !m.has("allowDirectContent"))
+	p.DeviceTokenInEvents, good = m.boolean("deviceTokenInEvents")
+	ok = ok && (good || !m.has("deviceTokenInEvents"))
 
 	switch p.Role {
 	case roleSender:
@@ -189,6 +191,10 @@ func parseAccessProfile(m *ymap) *AccessProfile {
 		}
 		if p.AllowDirectContent {
 			m.errf("allowDirectContent", "the %s role cannot send direct content", p.Role)
+			ok = false
+		}
+		if p.DeviceTokenInEvents {
+			m.errf("deviceTokenInEvents", "the %s role sends no messages, so it has no device tokens", p.Role)
 			ok = false
 		}
 	}
