@@ -308,3 +308,21 @@ func write(t *testing.T, path, data string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// TestQuickstartCarriesTheBundledPushAdapters: the quickstart's fcm and apns providers are these
+// folders' adapters, byte for byte, so that `switchboard dev` shows the bundled adapters at work.
+func TestQuickstartCarriesTheBundledPushAdapters(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"fcm", "apns"} {
+		for _, file := range []string{"adapter.js", "provider.yaml", "runtime-snippet.yaml"} {
+			want, err := os.ReadFile(filepath.Join(name, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join("..", "quickstart", "providers", name, file))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("examples/quickstart/providers/%s/%s differs from examples/adapters/%s/%s (%v): copy it again", name, file, name, file, err)
+			}
+		}
+	}
+}
