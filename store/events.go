@@ -123,22 +123,12 @@ func (b *batch) flushDeviceEvents(now int64) error {
 	return nil
 }
 
-// deviceSubscriptions are the subscriptions that take device.unregistered events.
-func deviceSubscriptions(subs []engine.Subscription) []engine.Subscription {
+// subscriptionsFor are the subscriptions whose profiles (MessageProfiles for message.status,
+// DeviceProfiles for device.unregistered) are not empty.
+func subscriptionsFor(subs []engine.Subscription, profiles func(engine.Subscription) []string) []engine.Subscription {
 	var out []engine.Subscription
 	for _, s := range subs {
-		if len(s.DeviceProfiles) > 0 {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// messageSubscriptions are the subscriptions that take message.status events.
-func messageSubscriptions(subs []engine.Subscription) []engine.Subscription {
-	var out []engine.Subscription
-	for _, s := range subs {
-		if len(s.MessageProfiles) > 0 {
+		if len(profiles(s)) > 0 {
 			out = append(out, s)
 		}
 	}
