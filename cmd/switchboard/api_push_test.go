@@ -115,3 +115,46 @@ func TestPushEndToEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestPushBadInputProblems: a device token with a control character, content.data that is not
+// an object, data whose values are not strings, data over 4 KiB and a template whose data does
+// not render to an object of strings are refused, each with a stable problem code whose detail
+// names the member, never a 500 and never the value.
+func TestPushBadInputProblems(t *testing.T) {
+	t.Parallel()
+	e := newAPIEnv(t, envOptions{edit: map[string]func(string) string{
+		"switchboard.yaml": func(s string) string {
+			return strings.Replace(s, "    allowDirectContent: false\n", "    allowDirectContent: true\n", 1)
+		},
+		// A note is printed as JSON as it is: a number makes a data member that is not a string.
+		"templates/case-push/1/en/data.tmpl": func(string) string { return `{"caseId": {{json .caseId}}{{with .note}}, "note": {{.}}{{end}}}` },
+		"templates/case-push/1/sample.json":  func(string) string { return `{"caseId": "CASE-1", "status": "closed"}` },
+	}})
+	sender := e.token("case-system")
+	direct := func(device string, data any) map[string]any {
+		return map[string]any{"senderProfile": "app-push", "to": map[string]string{"device": device},
+			"content": map[string]any{"title": "Case closed", "body": "Your case is closed.", "data": data}}
+	}
+	for i, tc := range []struct {
+		name         string
+		body         any
+		status       int
+		code, member string
+	}{
+		{"control character in the token", direct("secret-tok\x07en", map[string]string{"a": "b"}), 400, "request.invalid", "to.device"},
+		{"a line break in the token", direct("secret-tok\nen", nil), 400, "request.invalid", "to.device"},
+		{"data not an object", direct("secret-token-1", "caseId=CASE-7"), 400, "request.invalid", "content.data"},
+		{"data values not strings", direct("secret-token-1", map[string]any{"count": 3}), 422, "content.invalid", "content.data"},
+		{"data over 4 KiB", direct("secret-token-1", map[string]string{"pad": strings.Repeat("x", 4100)}), 422, "content.too-large", "content.data"},
+		{"template data not strings", map[string]any{"senderProfile": "app-push", "to": map[string]string{"device": "secret-token-1"},
+			"template": map[string]string{"id": "case-push", "version": "1"}, "locale": "en",
+			"data": map[string]any{"caseId": "CASE-7", "status": "closed", "note": "3"}}, 422, "template.render-refused", "data part"},
+	} {
+		a := e.do(request{method: "POST", path: "/v1/messages", token: sender, key: "bad-" + string(rune('a'+i)), body: tc.body})
+		p := a.json(t)
+		if a.status != tc.status || p["code"] != tc.code || !strings.Contains(p["detail"].(string), tc.member) ||
+			strings.Contains(string(a.raw), "secret-tok") || a.header.Get("Content-Type") != "application/problem+json" {
+			t.Errorf("%s: %d %s, want %d %s naming %s", tc.name, a.status, a.raw, tc.status, tc.code, tc.member)
+		}
+	}
+}
