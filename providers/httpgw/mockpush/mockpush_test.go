@@ -2,10 +2,15 @@ package mockpush_test
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"switchboard/engine"
 	"switchboard/providers/httpgw"
@@ -107,4 +112,76 @@ func TestBundledAdaptersThroughTheMocks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestMocksRefuseWhatTheGatewaysRefuse: APNs refuses a provider token over an hour old (the
+// adapter renews it and sends once more, and the outcome stays transient when the new one is
+// as old), and HTTP/1.1; FCM refuses a grant signed by another key (a definite configuration
+// error) and a request without its access token.
+func TestMocksRefuseWhatTheGatewaysRefuse(t *testing.T) {
+	t.Parallel()
+	later := func() time.Time { return time.Now().Add(2 * time.Hour) }
+	apns := mockpush.New(mockpush.Options{Protocol: mockpush.APNs, Now: later})
+	if _, err := apns.Start("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = apns.Close() })
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(ca, apns.CertificatePEM(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	o := provider(t, "apns", apns, ca).Send(context.Background(), push("a1b2c3d4"))
+	if o.Class != engine.OutcomeTransient || o.Code != "apns.expired-provider-token" || len(apns.Sent()) != 0 {
+		t.Fatalf("an old provider token: %+v", o)
+	}
+	resp, err := trusting(apns).Post(apns.URL()+"/3/device/a1b2", "application/json", strings.NewReader(`{"aps":{}}`))
+	if err == nil {
+		resp.Body.Close()
+		t.Fatalf("HTTP/1.1 answered %d", resp.StatusCode)
+	}
+
+	fcm, fcmCA := start(t, mockpush.FCM)
+	other, _ := start(t, mockpush.FCM)
+	p := provider(t, "fcm", other, fcmCA) // the other mock's key, at the other mock's token_uri
+	if o := p.Send(context.Background(), push("a1b2c3d4")); o.Class != engine.OutcomeTransient {
+		t.Fatalf("a token endpoint whose certificate is not trusted: %+v", o)
+	}
+	secret, err := other.SecretFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The other mock's key with this mock's token endpoint: the grant is refused for good.
+	forged := strings.Replace(string(secret), other.URL(), fcm.URL(), 1)
+	u, _ := url.Parse(fcm.URL() + "/v1/")
+	src, err := os.ReadFile(filepath.Join("..", "..", "..", "examples", "adapters", "fcm", "adapter.js"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad, err := httpgw.New(httpgw.Config{ID: "fcm", Source: string(src), BaseURL: u, TrustedCAFile: fcmCA,
+		RequestHeaders: []string{"content-type"}, Parameters: map[string]string{"project": "switchboard-dev"},
+		Auth: httpgw.Auth{Kind: httpgw.AuthGoogleServiceAccount, ServiceAccount: []byte(forged),
+			Scopes: []string{"https://www.googleapis.com/auth/firebase.messaging"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = bad.Close() })
+	if o := bad.Send(context.Background(), push("a1b2c3d4")); o.Class != engine.OutcomePermanent || o.Code != httpgw.CodeGrantRefused ||
+		!strings.Contains(o.Reason, "Invalid JWT Signature.") {
+		t.Fatalf("a grant signed by another key: %+v", o)
+	}
+	resp, err = trusting(fcm).Post(fcm.URL()+"/v1/projects/p/messages:send", "application/json", strings.NewReader(`{"message":{"token":"a"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized || len(fcm.Sent()) != 0 {
+		t.Fatalf("a send without a token answered %d", resp.StatusCode)
+	}
+}
+
+// trusting is an HTTP/1.1 client that trusts s's certificate.
+func trusting(s *mockpush.Server) *http.Client {
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(s.CertificatePEM())
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}}}
 }

@@ -83,7 +83,8 @@ func (s *Server) Start(addr string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cert, err := newCertificate(s.opts.Now())
+	cert, err := newCertificate(time.Now()) // TLS checks it by the wall clock, whatever Now says
+
 	if err != nil {
 		return "", err
 	}
@@ -96,6 +97,7 @@ func (s *Server) Start(addr string) (string, error) {
 	protocols.SetHTTP1(s.opts.Protocol == FCM) // APNs speaks HTTP/2 alone
 	protocols.SetHTTP2(true)
 	s.srv = &http.Server{Handler: s.handler(), ReadHeaderTimeout: 10 * time.Second, Protocols: &protocols,
+		ErrorLog:  slog.NewLogLogger(s.opts.Logger.Handler(), slog.LevelDebug),
 		TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert.tls}, MinVersion: tls.VersionTLS12}}
 	go func() { _ = s.srv.ServeTLS(ln, "", "") }()
 	s.url = "https://" + ln.Addr().String()
