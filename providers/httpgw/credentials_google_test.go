@@ -27,7 +27,8 @@ import (
 type googleTokenServer struct {
 	*gateway
 	key     *rsa.PrivateKey
-	fetches atomic.Int32
+	fetches atomic.Int32 // tokens handed out
+	asked   atomic.Int32 // requests
 	refuse  atomic.Bool
 	mu      sync.Mutex
 	bad     []string // why assertions were refused
@@ -46,6 +47,7 @@ func newGoogleTokenServer(t *testing.T, expiresIn int) *googleTokenServer {
 	}
 	ts := &googleTokenServer{key: key}
 	ts.gateway = newGateway(t, func(w http.ResponseWriter, r *http.Request) {
+		ts.asked.Add(1)
 		w.Header().Set("Content-Type", "application/json")
 		if ts.refuse.Load() {
 			w.WriteHeader(http.StatusBadRequest)
@@ -175,7 +177,7 @@ func TestServiceAccountRefusedGrantIsADefiniteConfigurationError(t *testing.T) {
 	t.Parallel()
 	tokens := newGoogleTokenServer(t, 3600)
 	tokens.refuse.Store(true)
-	g, p, _ := googleSetup(t, tokens)
+	g, p, clock := googleSetup(t, tokens)
 	o := p.Send(context.Background(), specOutbound(t, map[string]any{"target": "projects/p/messages:send"}))
 	wantOutcome(t, o, engine.OutcomePermanent, CodeGrantRefused)
 	for _, want := range []string{"google-service-account", "refused the grant", "status 400", "invalid_grant: Invalid JWT Signature.", "check the key"} {
@@ -189,6 +191,16 @@ func TestServiceAccountRefusedGrantIsADefiniteConfigurationError(t *testing.T) {
 	if n := len(g.requests()); n != 0 {
 		t.Fatalf("the gateway saw %d requests without a token", n)
 	}
+	// The refusal stands for 30 seconds without asking the endpoint again; then it is asked.
+	wantOutcome(t, p.Send(context.Background(), specOutbound(t, map[string]any{"target": "projects/p/messages:send"})),
+		engine.OutcomePermanent, CodeGrantRefused)
+	if n := tokens.asked.Load(); n != 1 {
+		t.Fatalf("the token endpoint was asked %d times within 30 s of a refusal, want 1", n)
+	}
+	tokens.refuse.Store(false)
+	clock.Advance(31 * time.Second)
+	wantOutcome(t, p.Send(context.Background(), specOutbound(t, map[string]any{"target": "projects/p/messages:send"})),
+		engine.OutcomeAccepted, "")
 }
 
 func TestServiceAccountKeyMustBeUsable(t *testing.T) {

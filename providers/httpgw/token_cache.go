@@ -2,6 +2,7 @@ package httpgw
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
@@ -13,12 +14,18 @@ import (
 // tokenFetch asks a token endpoint for a bearer token and says how long it lives.
 type tokenFetch func(ctx context.Context) (token string, lifetime time.Duration, err error)
 
+// refusalHold is how long a refused grant (grantRefused) answers every sender without asking
+// the token endpoint again: a wrong key fails each send at once, and the endpoint is asked once
+// in that time, not once per message.
+const refusalHold = 30 * time.Second
+
 // tokenCache holds the bearer token of a credential that exchanges something for one
 // (oauth2-client-credentials, google-service-account) and caches the current token until
 // shortly before it expires, by the provider's clock: a fifth of its lifetime early, at most
 // one minute early. Concurrent callers that find no valid token share one fetch (single
 // flight); the fetch runs detached from the first caller's cancellation so that others are not
-// failed by it, and each caller still stops waiting when its own context ends.
+// failed by it, and each caller still stops waiting when its own context ends. A refused grant
+// is answered for refusalHold without another fetch.
 type tokenCache struct {
 	fetch   tokenFetch
 	clock   engine.Clock
@@ -28,6 +35,9 @@ type tokenCache struct {
 	token   string
 	refresh time.Time // when the cached token stops being used
 	call    *tokenCall
+	// refused is the last refused grant, answered until refusedUntil.
+	refused      error
+	refusedUntil time.Time
 }
 
 // tokenCall is one fetch in flight; done closes when token and err are set.
@@ -64,10 +74,16 @@ func (c *tokenCache) rejected(used string) {
 // get returns a valid token, fetching one when needed.
 func (c *tokenCache) get(ctx context.Context) (string, error) {
 	c.mu.Lock()
-	if c.token != "" && c.clock.Now().Before(c.refresh) {
+	now := c.clock.Now()
+	if c.token != "" && now.Before(c.refresh) {
 		token := c.token
 		c.mu.Unlock()
 		return token, nil
+	}
+	if c.refused != nil && now.Before(c.refusedUntil) {
+		err := c.refused
+		c.mu.Unlock()
+		return "", err
 	}
 	call := c.call
 	if call == nil {
@@ -90,9 +106,14 @@ func (c *tokenCache) fetchInto(ctx context.Context, call *tokenCall) {
 	defer cancel()
 	token, lifetime, err := c.fetch(ctx)
 	c.mu.Lock()
-	if err == nil {
+	var refused *grantRefused
+	switch {
+	case err == nil:
 		margin := min(lifetime/5, time.Minute)
 		c.token, c.refresh = token, c.clock.Now().Add(lifetime-margin)
+		c.refused = nil
+	case errors.As(err, &refused):
+		c.refused, c.refusedUntil = err, c.clock.Now().Add(refusalHold)
 	}
 	c.call = nil
 	c.mu.Unlock()
