@@ -64,7 +64,7 @@ func newCredential(auth Auth, base *url.URL, client *http.Client, clock engine.C
 	case AuthGoogleServiceAccount:
 		return newServiceAccountCredential(auth, client, clock, timeout)
 	case AuthAPNsToken:
-		return newAPNsCredential(auth, clock)
+		return newAPNsCredential(auth, clock, timeout)
 	}
 	return nil, fmt.Errorf("unknown authentication kind %q", auth.Kind)
 }

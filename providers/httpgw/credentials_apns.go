@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
@@ -22,19 +21,17 @@ const apnsTokenLifetime = 50 * time.Minute
 
 // apnsCredential is apns-token: an ES256 JWT whose header names the key id and whose claims are
 // the team id (iss) and the time it was made (iat), sent as "authorization: bearer <token>".
-// It is made on first use and again once it is 50 minutes old by the provider's clock, or when
-// the gateway refused the one in use (rejected); concurrent senders share each token.
+// Its tokenCache makes one on first use and again once it is 50 minutes old by the provider's
+// clock (a token made here has no clock skew to allow for, so it is used for its whole
+// lifetime), or when the gateway refused the one in use (rejected); concurrent senders share
+// each token.
 type apnsCredential struct {
+	*tokenCache
 	signer jose.Signer
 	teamID string
-	clock  engine.Clock
-
-	mu    sync.Mutex
-	token string
-	made  time.Time
 }
 
-func newAPNsCredential(auth Auth, clock engine.Clock) (*apnsCredential, error) {
+func newAPNsCredential(auth Auth, clock engine.Clock, timeout time.Duration) (*apnsCredential, error) {
 	if auth.KeyID == "" || auth.TeamID == "" {
 		return nil, errors.New("apns-token: key id and team id are required")
 	}
@@ -47,13 +44,15 @@ func newAPNsCredential(auth Auth, clock engine.Clock) (*apnsCredential, error) {
 	if err != nil {
 		return nil, fmt.Errorf("apns-token: signer: %w", err)
 	}
-	return &apnsCredential{signer: signer, teamID: auth.TeamID, clock: clock}, nil
+	c := &apnsCredential{signer: signer, teamID: auth.TeamID}
+	c.tokenCache = newTokenCache(c.sign, clock, timeout)
+	c.wholeLifetime = true
+	return c, nil
 }
 
-func (c *apnsCredential) ownedHeaders() []string { return []string{"authorization"} }
-
-func (c *apnsCredential) apply(_ context.Context, h http.Header) (string, error) {
-	token, err := c.current()
+// apply sets the provider token with the scheme as Apple writes it.
+func (c *apnsCredential) apply(ctx context.Context, h http.Header) (string, error) {
+	token, err := c.get(ctx)
 	if err != nil {
 		return "", err
 	}
@@ -61,29 +60,11 @@ func (c *apnsCredential) apply(_ context.Context, h http.Header) (string, error)
 	return token, nil
 }
 
-// rejected drops the token the gateway refused (ExpiredProviderToken, InvalidProviderToken), so
-// that the next send makes a new one; a token already replaced is left alone.
-func (c *apnsCredential) rejected(used string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.token == used {
-		c.token = ""
-	}
-}
-
-// current returns the token in use, making a new one when there is none or it is 50 minutes
-// old.
-func (c *apnsCredential) current() (string, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.clock.Now()
-	if c.token != "" && now.Sub(c.made) < apnsTokenLifetime {
-		return c.token, nil
-	}
-	token, err := jwt.Signed(c.signer).Claims(map[string]any{"iss": c.teamID, "iat": now.Unix()}).Serialize()
+// sign makes a provider token dated by the provider's clock.
+func (c *apnsCredential) sign(context.Context) (string, time.Duration, error) {
+	token, err := jwt.Signed(c.signer).Claims(map[string]any{"iss": c.teamID, "iat": c.clock.Now().Unix()}).Serialize()
 	if err != nil {
-		return "", fmt.Errorf("apns-token: sign the provider token: %w", err)
+		return "", 0, fmt.Errorf("apns-token: sign the provider token: %w", err)
 	}
-	c.token, c.made = token, now
-	return token, nil
+	return token, apnsTokenLifetime, nil
 }

@@ -30,6 +30,9 @@ type tokenCache struct {
 	fetch   tokenFetch
 	clock   engine.Clock
 	timeout time.Duration
+	// wholeLifetime uses each token until its lifetime ends, not shortly before (a token made
+	// here rather than fetched has no clock skew or transit to allow for).
+	wholeLifetime bool
 
 	mu      sync.Mutex
 	token   string
@@ -110,6 +113,9 @@ func (c *tokenCache) fetchInto(ctx context.Context, call *tokenCall) {
 	switch {
 	case err == nil:
 		margin := min(lifetime/5, time.Minute)
+		if c.wholeLifetime {
+			margin = 0
+		}
 		c.token, c.refresh = token, c.clock.Now().Add(lifetime-margin)
 		c.refused = nil
 	case errors.As(err, &refused):
