@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base32"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -20,10 +21,26 @@ const (
 	EventMessageStatus = "message.status"
 	// EventInboxReceived reports a stored inbox entry, from a peer or from a gateway.
 	EventInboxReceived = "inbox.received"
+	// EventDeviceUnregistered reports a send that failed for good because the gateway said the
+	// recipient's device token is no longer valid. Its data is a DeviceUnregistered.
+	EventDeviceUnregistered = "device.unregistered"
 )
 
 // EventTypes lists every event type.
-func EventTypes() []string { return []string{EventMessageStatus, EventInboxReceived} }
+func EventTypes() []string {
+	return []string{EventMessageStatus, EventInboxReceived, EventDeviceUnregistered}
+}
+
+// DeviceUnregistered is the data of a device.unregistered event, written with the outcome that
+// reports it: the message, the provider whose gateway refused the token, and when. Token is the
+// device token itself, set only for the messages of an access profile that opts in
+// (deviceTokenInEvents, docs/webhooks.md).
+type DeviceUnregistered struct {
+	MessageID string    `json:"messageId"`
+	Provider  string    `json:"provider"`
+	At        time.Time `json:"at"`
+	Token     string    `json:"token,omitempty"`
+}
 
 // EventState is where an outbox row stands.
 type EventState string
@@ -52,6 +69,9 @@ type Subscription struct {
 	// InboxProviders is nil, else of the entries received by those providers.
 	Inbox          bool
 	InboxProviders []string
+	// DeviceProfiles are the access profiles whose messages' device.unregistered events the
+	// endpoint gets; empty for none.
+	DeviceProfiles []string
 }
 
 // Reads reports whether the subscription takes the inbox entries received by provider.
@@ -86,7 +106,10 @@ type EventClaim struct {
 	Attempts int    // attempts made so far
 	// ChangedAt is when the latest change was written.
 	ChangedAt time.Time
-	Lease     EventLease
+	// Data is the event's data as it was written with the change, for the types whose data is
+	// not read from their subject when they are sent (device.unregistered); else empty.
+	Data  []byte
+	Lease EventLease
 }
 
 // EventOutcome is what one delivery attempt did.
@@ -186,7 +209,7 @@ func EventID(eventType, subject string, sequence int64) string {
 
 // IsEventType reports whether t is an event type.
 func IsEventType(t string) bool {
-	return t == EventMessageStatus || t == EventInboxReceived
+	return slices.Contains(EventTypes(), t)
 }
 
 // ParseEventState reads an event state as the commands take it.

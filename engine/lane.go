@@ -89,6 +89,9 @@ func (d *Dispatcher) finish(ctx context.Context, c Claim, dec Decision, now time
 		f.DispatchCode = dec.Code
 	}
 	f.Reason = dec.Reason
+	if dec.DeviceUnregistered {
+		f.DeviceUnregistered = d.deviceUnregistered(c, now)
+	}
 	if err := d.cfg.Store.Finish(ctx, f); err != nil {
 		if errors.Is(err, ErrLeaseLost) && dec.Attempt == AttemptInterrupt {
 			// Recovering a lapsed lease that another instance sharing the database recovered
@@ -105,6 +108,17 @@ func (d *Dispatcher) finish(ctx context.Context, c Claim, dec Decision, now time
 		}
 		d.log.Error("recording an outcome", "message", m.ID, "err", err)
 	}
+}
+
+// deviceUnregistered is the device.unregistered event of a claim whose gateway refused the
+// device token: the provider is the one this attempt went to (the decision may already name
+// the next one), and the token is there only when the message's access profile opts in.
+func (d *Dispatcher) deviceUnregistered(c Claim, now time.Time) *DeviceUnregistered {
+	ev := &DeviceUnregistered{MessageID: c.Message.ID, Provider: c.Message.Provider, At: now.UTC()}
+	if ap := d.cfg.Package.AccessProfile(c.Message.AccessProfile); ap != nil && ap.DeviceTokenInEvents {
+		ev.Token = c.Payload.Recipient
+	}
+	return ev
 }
 
 // Recover finishes every claim whose lease lapsed (its process is gone or stalled) as an

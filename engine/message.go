@@ -13,6 +13,10 @@ const (
 	// ChannelChat is a message to a chat gateway's own address (a Slack channel id, a Telegram
 	// chat id, a Teams conversation), carried by http providers only.
 	ChannelChat Channel = "chat"
+	// ChannelPush is a notification to an app on one device, by its gateway's registration
+	// token (Firebase Cloud Messaging, Apple Push Notification service), carried by http
+	// providers only.
+	ChannelPush Channel = "push"
 )
 
 // Dispatch is what Switchboard did with a message. Every transition between dispatch states
@@ -154,7 +158,7 @@ type Message struct {
 	SenderProfile    string
 	Provider         string // the provider of the current or last attempt
 	ProviderRef      string // the provider reference of the accepted attempt, for receipts
-	RecipientKind    string // "email", "phone", "peer" or "address" (chat)
+	RecipientKind    string // "email", "phone", "peer", "address" (chat) or "device" (push)
 	TemplateID       string
 	TemplateVersion  string
 	Locale           string

@@ -25,7 +25,7 @@ type Outbound struct {
 	Generation     int
 	Attempt        int
 	Channel        Channel
-	Recipient      string            // the address: email address, E.164 number, peer id or chat address
+	Recipient      string            // the address: email address, E.164 number, peer id, chat address or device token
 	Parts          map[string]string // rendered parts by name: subject, text, html, body
 	ContentType    string            // peer body content type
 	SenderProfile  SenderProfileView
@@ -68,6 +68,11 @@ type Outcome struct {
 	Code string
 	// Reason is internal detail for logs; never shown to callers.
 	Reason string
+	// DeviceUnregistered says the gateway refused the recipient because its device token is no
+	// longer valid (the app was uninstalled, the token expired or was never the gateway's). On
+	// a permanent outcome the message's failure is reported to the application as a
+	// device.unregistered event (docs/webhooks.md).
+	DeviceUnregistered bool
 }
 
 // Receipt is one delivery report parsed from a provider callback.

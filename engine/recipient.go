@@ -19,6 +19,8 @@ type Recipient struct {
 	Peer  string `json:"peer,omitempty"`
 	// Address is a chat gateway's own address of the recipient (a channel id, a chat id).
 	Address string `json:"address,omitempty"`
+	// Device is a push gateway's registration token of the recipient's app on one device.
+	Device string `json:"device,omitempty"`
 }
 
 // Recipient kinds: the member of `to` that a channel needs, and what a message record keeps.
@@ -27,24 +29,33 @@ const (
 	RecipientPhone   = "phone"
 	RecipientPeer    = "peer"
 	RecipientAddress = "address"
+	RecipientDevice  = "device"
 )
 
-// MaxChatAddressChars bounds a chat address, in characters.
-const MaxChatAddressChars = 256
+// Bounds of the gateways' own recipient forms, in characters.
+const (
+	// MaxChatAddressChars bounds a chat address.
+	MaxChatAddressChars = 256
+	// MaxDeviceTokenChars bounds a push device token (FCM's are about 160 characters, APNs'
+	// 64 hexadecimal digits; the bound leaves room for what gateways may issue later).
+	MaxDeviceTokenChars = 4096
+)
 
-// Kind returns "email", "phone", "peer" or "address", and the address. It fails unless exactly
-// one is set.
+// Kind returns "email", "phone", "peer", "address" or "device", and the address. It fails
+// unless exactly one is set.
 func (r Recipient) Kind() (kind, address string, err error) {
 	n := 0
-	for _, v := range []string{r.Email, r.Phone, r.Peer, r.Address} {
+	for _, v := range []string{r.Email, r.Phone, r.Peer, r.Address, r.Device} {
 		if v != "" {
 			n++
 		}
 	}
 	if n != 1 {
-		return "", "", fmt.Errorf("to must have exactly one of email, phone, peer or address")
+		return "", "", fmt.Errorf("to must have exactly one of email, phone, peer, address or device")
 	}
 	switch {
+	case r.Device != "":
+		return RecipientDevice, r.Device, nil
 	case r.Email != "":
 		return RecipientEmail, r.Email, nil
 	case r.Phone != "":
@@ -64,6 +75,8 @@ func RecipientKindFor(ch Channel) string {
 		return RecipientPhone
 	case ChannelChat:
 		return RecipientAddress
+	case ChannelPush:
+		return RecipientDevice
 	}
 	return RecipientPeer
 }
@@ -95,6 +108,11 @@ func CheckAddress(kind, address string) error {
 			return fmt.Errorf("to.address must be 1 to %d printable characters", MaxChatAddressChars)
 		}
 		return nil
+	case RecipientDevice:
+		if !printableWithin(address, MaxDeviceTokenChars) {
+			return fmt.Errorf("to.device must be 1 to %d printable characters (no control characters or line breaks)", MaxDeviceTokenChars)
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown recipient kind")
 }
@@ -103,14 +121,18 @@ func CheckAddress(kind, address string) error {
 // printable (letters, marks, numbers, punctuation, symbols and the ASCII space; no control,
 // format or other white-space characters). Gateways' own ids (C0123ABCD, -1001234567890,
 // 19:abc@thread.tacv2) all pass; what a gateway accepts beyond that is its to say.
-func ValidChatAddress(s string) bool {
-	if s == "" || len(s) > MaxChatAddressChars*utf8.UTFMax || !utf8.ValidString(s) {
+func ValidChatAddress(s string) bool { return printableWithin(s, MaxChatAddressChars) }
+
+// printableWithin reports whether s is valid UTF-8 of 1 to limit characters, each printable as
+// unicode.IsPrint says (the ASCII space is the only white space it allows).
+func printableWithin(s string, limit int) bool {
+	if s == "" || len(s) > limit*utf8.UTFMax || !utf8.ValidString(s) {
 		return false
 	}
 	n := 0
 	for _, r := range s {
 		n++
-		if n > MaxChatAddressChars || !unicode.IsPrint(r) {
+		if n > limit || !unicode.IsPrint(r) {
 			return false
 		}
 	}

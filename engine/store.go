@@ -162,6 +162,9 @@ type Finish struct {
 	Reason     Reason
 	FinishedAt time.Time
 	Audit      AuditEntry
+	// DeviceUnregistered, when set, is a device.unregistered event to write with the finish,
+	// for the endpoints subscribed to the message's access profile.
+	DeviceUnregistered *DeviceUnregistered
 }
 
 // ReceiptTally counts what a batch of receipts did.

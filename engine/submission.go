@@ -29,9 +29,17 @@ type TemplateRef struct {
 }
 
 // DirectContent is a message without a template, for access profiles that allow it.
+// Email takes subject and text, sms and chat text, peer text (its body), push title, body and
+// optionally data.
 type DirectContent struct {
-	Text    string `json:"text"`
+	Text    string `json:"text,omitempty"`
 	Subject string `json:"subject,omitempty"`
+	// Title and Body are a push notification's.
+	Title string `json:"title,omitempty"`
+	Body  string `json:"body,omitempty"`
+	// Data is a push notification's data object as the body holds it (its JSON text), nil
+	// when absent.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // Caller is an authenticated principal with its access profile, as the engine sees it.

@@ -66,10 +66,11 @@ func (s *Submitter) Submit(ctx context.Context, caller Caller, key string, body 
 		return AcceptResult{}, NewProblem(CodeContentInvalid, fmt.Sprintf("a %s message needs to.%s", channel, RecipientKindFor(channel)))
 	}
 	if err := CheckAddress(kind, address); err != nil {
-		// A chat address is checked for its form only (the gateway owns what it means), so a
-		// bad one is a malformed request rather than an unprocessable recipient.
+		// A chat address and a device token are checked for their form only (the gateway owns
+		// what they mean), so a bad one is a malformed request rather than an unprocessable
+		// recipient.
 		code := CodeUnprocessable
-		if kind == RecipientAddress {
+		if kind == RecipientAddress || kind == RecipientDevice {
 			code = CodeRequestInvalid
 		}
 		return AcceptResult{}, NewProblem(code, err.Error())
@@ -217,6 +218,12 @@ func directContent(access *packages.AccessProfile, sp *packages.SenderProfile, c
 	if !access.AllowDirectContent {
 		return nil, "", NewProblem(CodeProfileNotAuthz, "the caller's access profile does not allow direct content")
 	}
+	if Channel(sp.Channel) == ChannelPush {
+		return pushContent(c)
+	}
+	if c.Title != "" || c.Body != "" || c.Data != nil {
+		return nil, "", NewProblem(CodeContentInvalid, "content.title, content.body and content.data belong to push messages")
+	}
 	if strings.TrimSpace(c.Text) == "" {
 		return nil, "", NewProblem(CodeContentInvalid, "content.text is required")
 	}
@@ -225,17 +232,17 @@ func directContent(access *packages.AccessProfile, sp *packages.SenderProfile, c
 		if strings.TrimSpace(c.Subject) == "" {
 			return nil, "", NewProblem(CodeContentInvalid, "content.subject is required for email")
 		}
-		subject, err := packages.CleanPart("subject", c.Subject)
+		subject, err := packages.CleanPart(sp.Channel, "subject", c.Subject)
 		if err != nil {
 			return nil, "", ProblemFrom(err, CodeContentTooLarge)
 		}
-		text, err := packages.CleanPart("text", c.Text)
+		text, err := packages.CleanPart(sp.Channel, "text", c.Text)
 		if err != nil {
 			return nil, "", ProblemFrom(err, CodeContentTooLarge)
 		}
 		return map[string]string{"subject": subject, "text": text}, "", nil
 	case ChannelSMS:
-		text, err := onePart(c, "text", "an sms has no subject")
+		text, err := onePart(c, sp.Channel, "text", "an sms has no subject")
 		if err != nil {
 			return nil, "", err
 		}
@@ -246,13 +253,13 @@ func directContent(access *packages.AccessProfile, sp *packages.SenderProfile, c
 	case ChannelChat:
 		// Direct chat content is {text}: the optional JSON body part (blocks, cards) comes from
 		// a template only, where it is validated as JSON at render.
-		text, err := onePart(c, "text", "a chat message has no subject")
+		text, err := onePart(c, sp.Channel, "text", "a chat message has no subject")
 		if err != nil {
 			return nil, "", err
 		}
 		return map[string]string{"text": text}, "", nil
 	}
-	body, err := onePart(c, "body", "a peer message has no subject")
+	body, err := onePart(c, sp.Channel, "body", "a peer message has no subject")
 	if err != nil {
 		return nil, "", err
 	}
@@ -260,11 +267,11 @@ func directContent(access *packages.AccessProfile, sp *packages.SenderProfile, c
 }
 
 // onePart is direct content of a channel without subject: content.text, cleaned as part.
-func onePart(c *DirectContent, part, noSubject string) (string, error) {
+func onePart(c *DirectContent, channel, part, noSubject string) (string, error) {
 	if c.Subject != "" {
 		return "", NewProblem(CodeContentInvalid, noSubject)
 	}
-	text, err := packages.CleanPart(part, c.Text)
+	text, err := packages.CleanPart(channel, part, c.Text)
 	if err != nil {
 		return "", ProblemFrom(err, CodeContentTooLarge)
 	}

@@ -75,6 +75,9 @@ type Decision struct {
 	Code             string
 	// Reason is what the message is left with (none unless it failed, is unknown or expired).
 	Reason Reason
+	// DeviceUnregistered: the attempt failed for good because the gateway said the device
+	// token is no longer valid (Outcome.DeviceUnregistered on a permanent outcome).
+	DeviceUnregistered bool
 }
 
 // Decide applies the outcome rules of docs/architecture.md ("Message lifecycle") to a message
@@ -130,6 +133,7 @@ func Decide(m *Message, sp *packages.SenderProfile, o Outcome, now time.Time, ji
 		}
 	case OutcomePermanent:
 		d.Attempt = AttemptPermanent
+		d.DeviceUnregistered = o.DeviceUnregistered
 		if !nextProvider() {
 			d.Dispatch = DispatchFailed
 		}

@@ -75,6 +75,8 @@ func carriedBy(channel string) string {
 	switch channel {
 	case channelChat:
 		return ": chat is carried by http providers only"
+	case channelPush:
+		return ": push is carried by http providers only"
 	case channelEmail:
 		return ": email is carried by smtp and http providers"
 	case channelPeer:

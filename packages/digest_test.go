@@ -20,6 +20,10 @@ func quickstartLayout() []string {
 		"providers/sms-gateway/adapter.js",
 		"providers/chat-gateway/provider.yaml",
 		"providers/chat-gateway/adapter.js",
+		"providers/fcm/provider.yaml",
+		"providers/fcm/adapter.js",
+		"providers/apns/provider.yaml",
+		"providers/apns/adapter.js",
 		"templates/appointment-reminder/1/template.yaml",
 		"templates/appointment-reminder/1/schema.json",
 		"templates/appointment-reminder/1/sample.json",
@@ -42,6 +46,12 @@ func quickstartLayout() []string {
 		"templates/case-chat/1/sample.json",
 		"templates/case-chat/1/en/text.tmpl",
 		"templates/case-chat/1/en/body.tmpl",
+		"templates/case-push/1/template.yaml",
+		"templates/case-push/1/schema.json",
+		"templates/case-push/1/sample.json",
+		"templates/case-push/1/en/title.tmpl",
+		"templates/case-push/1/en/body.tmpl",
+		"templates/case-push/1/en/data.tmpl",
 	}
 }
 

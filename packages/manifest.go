@@ -30,6 +30,7 @@ const (
 	roleReceiver                = "receiver"
 	channelEmail, channelSMS    = "email", "sms"
 	channelPeer, channelChat    = "peer", "chat"
+	channelPush                 = "push"
 	kindHTTP, kindSMTP, kindP2P = "http", "smtp", "peer"
 )
 
@@ -105,7 +106,8 @@ func parseManifest(y *ydoc, root *yaml.Node) *manifest {
 		}
 	}
 	mf.entries(top, "accessProfiles", []string{"id", "role", "clients", "requiredScopes", "senderProfiles",
-		"templates", "allowDirectContent", "requestsPerMinute", "burst", "dailyLimit", "inboxProviders"}, func(m *ymap) {
+		"templates", "allowDirectContent", "requestsPerMinute", "burst", "dailyLimit", "inboxProviders",
+		"deviceTokenInEvents"}, func(m *ymap) {
 		if p := parseAccessProfile(m); p != nil {
 			mf.accessProfiles = append(mf.accessProfiles, decl[*AccessProfile]{p, m})
 		}

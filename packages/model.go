@@ -29,7 +29,7 @@ type Provider struct {
 }
 
 // CanCarry reports whether the provider kind can carry a channel (smtp: email; peer: peer;
-// http: any, and only http carries chat).
+// http: any, and only http carries chat and push).
 func (p *Provider) CanCarry(channel string) bool {
 	switch p.Kind {
 	case "smtp":
@@ -60,7 +60,7 @@ func (a *Adapter) TakesCallbacks() bool { return a != nil && a.Receipts == "call
 // SenderProfile is a package's sender profile with defaults applied.
 type SenderProfile struct {
 	ID                   string
-	Channel              string // email | sms | peer | chat
+	Channel              string // email | sms | peer | chat | push
 	Provider             string
 	FallbackProviders    []string
 	Sender               string
@@ -93,6 +93,9 @@ type AccessProfile struct {
 	// InboxProviders, for a receiver, are the providers whose inbox entries it may read; nil
 	// means every provider (the member left out).
 	InboxProviders []string
+	// DeviceTokenInEvents, for a sender, puts the device token in the device.unregistered
+	// events of its messages (deviceTokenInEvents; left out, they carry none).
+	DeviceTokenInEvents bool
 }
 
 // TemplateKey names one template version.

@@ -8,7 +8,7 @@ func parseSenderProfile(m *ymap) *SenderProfile {
 	var good bool
 	p.ID, good = identifier(m, "id")
 	ok = ok && good
-	p.Channel, good = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer, channelChat)
+	p.Channel, good = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer, channelChat, channelPush)
 	ok = ok && good
 	p.Provider, good = identifier(m, "provider")
 	ok = ok && good
@@ -26,6 +26,10 @@ func parseSenderProfile(m *ymap) *SenderProfile {
 	switch {
 	case p.Channel == channelPeer && m.has("sender"):
 		m.errf("sender", "peer sender profiles have no sender")
+		ok = false
+	case p.Channel == channelPush && m.has("sender"):
+		// The app a notification comes from is the gateway's credential and parameters.
+		m.errf("sender", "push sender profiles have no sender (the gateway's credential names the app)")
 		ok = false
 	case p.Channel == channelEmail || p.Channel == channelSMS:
 		if !m.required("sender") {
@@ -163,6 +167,8 @@ func parseAccessProfile(m *ymap) *AccessProfile {
 	}
 	p.AllowDirectContent, good = m.boolean("allowDirectContent")
 	ok = ok && (good || !m.has("allowDirectContent"))
+	p.DeviceTokenInEvents, good = m.boolean("deviceTokenInEvents")
+	ok = ok && (good || !m.has("deviceTokenInEvents"))
 
 	switch p.Role {
 	case roleSender:
@@ -185,6 +191,10 @@ func parseAccessProfile(m *ymap) *AccessProfile {
 		}
 		if p.AllowDirectContent {
 			m.errf("allowDirectContent", "the %s role cannot send direct content", p.Role)
+			ok = false
+		}
+		if p.DeviceTokenInEvents {
+			m.errf("deviceTokenInEvents", "the %s role sends no messages, so it has no device tokens", p.Role)
 			ok = false
 		}
 	}

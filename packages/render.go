@@ -80,6 +80,12 @@ func (t *Template) Render(locale string, data any) (*Rendered, error) {
 			return nil, &RenderError{code: CodeRenderRefused, Part: "body", Locale: locale,
 				Message: "body part (locale " + locale + "): the rendered chat body is not a JSON document"}
 		}
+	case channelPush:
+		if data, ok := out.Parts["data"]; ok {
+			if err := CheckPushData(data); err != nil {
+				return nil, pushDataRefusal(locale, err)
+			}
+		}
 	}
 	return out, nil
 }
@@ -189,18 +195,31 @@ func newPart(name string, limit int, rel, locale, src string) (*compiledPart, er
 	return p, nil
 }
 
-// partLimit is the size limit of a part of a channel's template.
+// partLimit is the size limit of a part of a channel's template, 0 for a part no channel has.
 func partLimit(channel, name string) int {
-	if channel == channelChat && name == "body" {
+	switch {
+	case channel == channelChat && name == "body":
 		return limitChatBody
+	case channel == channelPush:
+		switch name {
+		case "title":
+			return limitPushTitle
+		case "body":
+			return limitPushBody
+		case "data":
+			return LimitPushData
+		}
+		return 0
 	}
 	switch name {
 	case "subject":
 		return limitSubject
+	case "text":
+		return limitText
 	case "html":
 		return limitHTML
 	case "body":
 		return limitBody
 	}
-	return limitText
+	return 0
 }

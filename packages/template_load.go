@@ -85,7 +85,7 @@ func (l *loader) templateYAML(t *Template, rel string) bool {
 	if m == nil {
 		return false
 	}
-	t.Channel, _ = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer, channelChat)
+	t.Channel, _ = oneOf(m, "channel", "", channelEmail, channelSMS, channelPeer, channelChat, channelPush)
 	if m.required("locales") {
 		locs := m.strList("locales")
 		if len(locs) == 0 || len(locs) > maxLocales {
@@ -149,6 +149,15 @@ func checkParts(channel string, parts []string) string {
 		}
 		if !contains(parts, "text") {
 			return "chat templates need the part text"
+		}
+	case channelPush:
+		for _, p := range parts {
+			if p != "title" && p != "body" && p != "data" {
+				return "push templates have the parts title and body and optionally data (a JSON object of strings); " + strconv.Quote(p) + " is not one"
+			}
+		}
+		if !contains(parts, "title") || !contains(parts, "body") {
+			return "push templates need the parts title and body"
 		}
 	}
 	return ""

@@ -8,12 +8,12 @@ import "strings"
 // early instead of building an oversized string.
 //
 // Control characters are C0 (U+0000-U+001F), DEL (U+007F) and C1 (U+0080-U+009F, encoded
-// as 0xC2 0x80-0x9F). Kept: newline and tab in text, body and sms parts; tab in subjects;
+// as 0xC2 0x80-0x9F). Kept: newline and tab in text, body, data and sms parts; tab in subjects and titles;
 // newline, tab and CR in html parts.
 type partWriter struct {
 	b     strings.Builder
 	limit int
-	mode  string // the part name: subject, text, html or body
+	mode  string // the part name: subject, title, text, html, body or data
 	// pending is set when the previous write ended with 0xC2, the first byte of a C1
 	// control, so that a sequence split across writes is still recognised.
 	pending bool
@@ -66,7 +66,7 @@ func (w *partWriter) Write(p []byte) (int, error) {
 				return 0, err
 			}
 			start = i + 1
-			if w.mode == "subject" && (c == '\n' || c == '\r') {
+			if w.singleLine() && (c == '\n' || c == '\r') {
 				if err := w.put([]byte{' '}); err != nil {
 					return 0, err
 				}
@@ -81,14 +81,17 @@ func (w *partWriter) Write(p []byte) (int, error) {
 
 // keeps reports whether a C0 control or DEL stays in this kind of part.
 func (w *partWriter) keeps(c byte) bool {
-	switch w.mode {
-	case "subject":
+	switch {
+	case w.singleLine():
 		return c == '\t'
-	case "html":
+	case w.mode == "html":
 		return c == '\t' || c == '\n' || c == '\r'
 	}
 	return c == '\t' || c == '\n'
 }
+
+// singleLine reports whether the part is one line: an email subject or a push title.
+func (w *partWriter) singleLine() bool { return w.mode == "subject" || w.mode == "title" }
 
 func (w *partWriter) put(p []byte) error {
 	if w.b.Len()+len(p) > w.limit {
@@ -104,7 +107,7 @@ func (w *partWriter) finish() string {
 		w.pending = false
 		w.b.WriteByte(0xC2)
 	}
-	if w.mode == "subject" {
+	if w.singleLine() {
 		return strings.TrimSpace(w.b.String())
 	}
 	return w.b.String()

@@ -37,11 +37,12 @@ type batch struct {
 	// reports are the reports of the prefetched messages as the batch's statements leave them,
 	// for the messages whose report only receipts of this batch have moved since.
 	reports map[string]engine.Report
-	// changed and inboxEvents are the subjects whose events flushEvents writes before the
-	// commit; wroteEvents says it wrote some.
-	changed     []string
-	inboxEvents []inboxEvent
-	wroteEvents bool
+	// changed, inboxEvents and deviceEvents are the subjects whose events flushEvents writes
+	// before the commit; wroteEvents says it wrote some.
+	changed      []string
+	inboxEvents  []inboxEvent
+	deviceEvents []*engine.DeviceUnregistered
+	wroteEvents  bool
 	// queued are the statements waiting for the next pipeline (pipeline.go).
 	queued []laterRow
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -24,7 +25,7 @@ import (
 const eventChunk = 256
 
 // eventMark is where a unit began in the batch's event marks, to undo a failed unit's.
-type eventMark struct{ messages, inbox int }
+type eventMark struct{ messages, inbox, devices int }
 
 // inboxEvent is a stored inbox entry to report.
 type inboxEvent struct{ id, provider string }
@@ -49,18 +50,28 @@ func (b *batch) inboxStored(id, provider string) {
 	}
 }
 
+// deviceUnregistered marks a device.unregistered event to write with the batch.
+func (b *batch) deviceUnregistered(ev *engine.DeviceUnregistered) {
+	if ev != nil && len(b.s.deviceSubs) > 0 {
+		b.deviceEvents = append(b.deviceEvents, ev)
+	}
+}
+
 // eventMark returns where the batch's marks stand, for a unit that may fail.
-func (b *batch) eventMark() eventMark { return eventMark{len(b.changed), len(b.inboxEvents)} }
+func (b *batch) eventMark() eventMark {
+	return eventMark{len(b.changed), len(b.inboxEvents), len(b.deviceEvents)}
+}
 
 // undoEvents drops the marks made after m (a failed unit changed nothing).
 func (b *batch) undoEvents(m eventMark) {
 	b.changed = b.changed[:m.messages]
 	b.inboxEvents = b.inboxEvents[:m.inbox]
+	b.deviceEvents = b.deviceEvents[:m.devices]
 }
 
 // flushEvents writes the outbox rows of what the batch changed. It runs last before the commit.
 func (b *batch) flushEvents() error {
-	if len(b.changed) == 0 && len(b.inboxEvents) == 0 {
+	if len(b.changed) == 0 && len(b.inboxEvents) == 0 && len(b.deviceEvents) == 0 {
 		return nil
 	}
 	now := ms(b.now)
@@ -87,15 +98,37 @@ func (b *batch) flushEvents() error {
 			}
 		}
 	}
+	if err := b.flushDeviceEvents(now); err != nil {
+		return err
+	}
 	b.wroteEvents = true
 	return nil
 }
 
-// messageSubscriptions are the subscriptions that take message.status events.
-func messageSubscriptions(subs []engine.Subscription) []engine.Subscription {
+// flushDeviceEvents writes a row per device.unregistered event and endpoint subscribed to the
+// message's access profile, with the event's data.
+func (b *batch) flushDeviceEvents(now int64) error {
+	for _, ev := range b.deviceEvents {
+		data, err := json.Marshal(ev)
+		if err != nil {
+			return fmt.Errorf("store: encode a device.unregistered event: %w", err)
+		}
+		for _, sub := range b.s.deviceSubs {
+			if _, err := b.execIn(b.s.q.events.upsertDevice, sub.Endpoint, now, now, string(data),
+				[]string{ev.MessageID}, sub.DeviceProfiles); err != nil {
+				return fmt.Errorf("store: write the device.unregistered event of %s: %w", sub.Endpoint, err)
+			}
+		}
+	}
+	return nil
+}
+
+// subscriptionsFor are the subscriptions whose profiles (MessageProfiles for message.status,
+// DeviceProfiles for device.unregistered) are not empty.
+func subscriptionsFor(subs []engine.Subscription, profiles func(engine.Subscription) []string) []engine.Subscription {
 	var out []engine.Subscription
 	for _, s := range subs {
-		if len(s.MessageProfiles) > 0 {
+		if len(profiles(s)) > 0 {
 			out = append(out, s)
 		}
 	}

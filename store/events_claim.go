@@ -46,6 +46,7 @@ type dueEventRow struct {
 	Sequence  int64  `db:"sequence"`
 	Attempts  int    `db:"attempts"`
 	ChangedAt int64  `db:"changed_at"`
+	Data      string `db:"data"`
 }
 
 func (o *eventClaimOp) apply(b *batch) error {
@@ -79,6 +80,9 @@ func (o *eventClaimOp) claimIn(b *batch) error {
 		lease.ID = r.ID
 		o.claims[i] = engine.EventClaim{Endpoint: r.Endpoint, Type: r.Type, Subject: r.Subject,
 			Sequence: r.Sequence, Attempts: r.Attempts, ChangedAt: fromMs(r.ChangedAt), Lease: lease}
+		if r.Data != "" {
+			o.claims[i].Data = []byte(r.Data)
+		}
 	}
 	return nil
 }

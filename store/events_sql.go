@@ -14,6 +14,7 @@ const eventColumns = `id, endpoint, type, subject, sequence, state, changed_at, 
 type eventSQL struct {
 	upsertMessages string
 	insertInbox    string
+	upsertDevice   string
 
 	due         string
 	lease       string
@@ -60,7 +61,23 @@ func newEventSQL(d *dialect) eventSQL {
 			attempts, next_attempt_at) VALUES (?, 'inbox.received', ?, 1, 'pending', ?, 0, ?)
 			ON CONFLICT (endpoint, type, subject) DO NOTHING`),
 
-		due: d.rebind(`SELECT id, endpoint, type, subject, sequence, attempts, changed_at FROM webhook_events
+		// One device.unregistered row for the message when it is of one of the endpoint's access
+		// profiles, carrying its data; a second one of the message (a later generation) takes the
+		// row's place as a newer message.status change does. Parameters: endpoint, changed_at,
+		// next_attempt_at, data, the id, the access profiles.
+		upsertDevice: `INSERT INTO webhook_events (endpoint, type, subject, sequence, state, changed_at,
+			attempts, next_attempt_at, data)
+			SELECT CAST(? AS TEXT), 'device.unregistered', id, event_seq, 'pending', CAST(? AS BIGINT), 0,
+				CAST(? AS BIGINT), CAST(? AS TEXT)
+			FROM messages WHERE id IN (?) AND access_profile IN (?)
+			ON CONFLICT (endpoint, type, subject) DO UPDATE SET
+				sequence = excluded.sequence, changed_at = excluded.changed_at, data = excluded.data,
+				attempts = CASE WHEN webhook_events.state = 'pending' THEN webhook_events.attempts ELSE 0 END,
+				next_attempt_at = CASE WHEN webhook_events.state = 'pending' THEN webhook_events.next_attempt_at
+					ELSE excluded.next_attempt_at END,
+				state = 'pending', final_at = NULL`,
+
+		due: d.rebind(`SELECT id, endpoint, type, subject, sequence, attempts, changed_at, data FROM webhook_events
 			WHERE endpoint = ? AND state = 'pending' AND next_attempt_at <= ?
 			ORDER BY next_attempt_at, id LIMIT ?` + d.lockEvents),
 		lease: `UPDATE webhook_events SET lease_token = ?, next_attempt_at = ?

@@ -139,7 +139,7 @@ func (o *finishOp) finishInSteps(b *batch, attempt, update []any) (bool, error) 
 	if err := b.audit(o.f.Audit); err != nil {
 		return false, fmt.Errorf("store: finish %s: %w", id, err)
 	}
-	b.messageChanged(id)
+	o.changed(b)
 	return kept > 0 && o.f.ProviderRef != "", nil
 }
 
@@ -156,7 +156,7 @@ func (o *finishOp) finishFolded(b *batch, attempt, update []any) (bool, error) {
 		return false, err
 	}
 	b.chain = next
-	b.messageChanged(o.f.Lease.MessageID)
+	o.changed(b)
 	return res.Pending > 0, nil
 }
 
@@ -173,13 +173,20 @@ func (o *finishOp) queueFolded(b *batch, attempt, update []any) {
 			if err := o.held(res); err != nil {
 				return err
 			}
-			b.messageChanged(o.f.Lease.MessageID)
+			o.changed(b)
 			if res.Pending > 0 {
 				return o.applyPending(b)
 			}
 			return nil
 		},
 	})
+}
+
+// changed marks what the finish changed for the outbox: the message, and its
+// device.unregistered event when the finish carries one.
+func (o *finishOp) changed(b *batch) {
+	b.messageChanged(o.f.Lease.MessageID)
+	b.deviceUnregistered(o.f.DeviceUnregistered)
 }
 
 // foldedAnswer is finishFolded's answer: attempts closed, messages updated, receipts kept for

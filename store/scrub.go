@@ -7,7 +7,7 @@ import (
 )
 
 // scrubbedTables are the tables retention erases from.
-var scrubbedTables = []string{"payloads", "messages", "attempts", "idempotency", "receipts", "peer_inbox", "peer_idempotency"}
+var scrubbedTables = []string{"payloads", "messages", "attempts", "idempotency", "receipts", "peer_inbox", "peer_idempotency", "webhook_events"}
 
 // Scrub clears what an erasure run left of the erased bytes in the database files
 // (engine.Scrubber); retention calls it after a run that erased anything.

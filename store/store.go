@@ -35,6 +35,7 @@ type Store struct {
 	owner      *os.File              // the lock file held while this Store owns the SQLite database (Config.Owner)
 	migrations []migration           // the embedded migrations: the schema this binary expects
 	msgSubs    []engine.Subscription // the subscriptions that take message.status events
+	deviceSubs []engine.Subscription // the subscriptions that take device.unregistered events
 
 	writers         []*writer
 	sinceCheckpoint int // owned by the only SQLite writer
@@ -81,7 +82,8 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		d:          d,
 		q:          newQueries(d),
 		migrations: list,
-		msgSubs:    messageSubscriptions(cfg.Subscriptions),
+		msgSubs:    subscriptionsFor(cfg.Subscriptions, func(s engine.Subscription) []string { return s.MessageProfiles }),
+		deviceSubs: subscriptionsFor(cfg.Subscriptions, func(s engine.Subscription) []string { return s.DeviceProfiles }),
 		startedAt:  ms(cfg.Clock.Now()),
 		requests:   make(chan *request, maxBatch),
 		accepts:    make(chan *request, maxBatch),

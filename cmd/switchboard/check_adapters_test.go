@@ -23,7 +23,9 @@ func TestCheckListsProvidersAndSenderProfiles(t *testing.T) {
 	}
 	for _, want := range []string{
 		"provider sms-gateway http\n", "provider mail-relay smtp\n", "provider peers peer\n", "provider chat-gateway http\n",
+		"provider fcm http\n", "provider apns http\n",
 		"sender profile reminders-sms sms → sms-gateway\n", "sender profile team-chat chat → chat-gateway\n",
+		"sender profile app-push push → fcm\n", "sender profile app-push-ios push → apns\n",
 		"sender profile reminders-email email → mail-relay [sms-gateway, chat-gateway]\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -38,7 +40,7 @@ func TestCheckListsProvidersAndSenderProfiles(t *testing.T) {
 			FallbackProviders     []string
 		}
 	}
-	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Providers) != 4 || len(doc.SenderProfiles) != 4 {
+	if code != 0 || json.Unmarshal([]byte(out), &doc) != nil || len(doc.Providers) != 6 || len(doc.SenderProfiles) != 6 {
 		t.Fatalf("check -o json: exit %d, %s", code, out)
 	}
 	if p := doc.Providers[0]; p.ID != "sms-gateway" || p.Kind != "http" || p.Adapter != "providers/sms-gateway/adapter.js" {

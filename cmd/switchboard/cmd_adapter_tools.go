@@ -13,11 +13,11 @@ import (
 	"switchboard/providers/httpgw/adaptertest"
 )
 
-// adapterInitCommand is `adapter init DIR --channel sms|email|chat`.
+// adapterInitCommand is `adapter init DIR --channel sms|email|chat|push`.
 func (a *app) adapterInitCommand() *cobra.Command {
 	var channel string
 	cmd := &cobra.Command{
-		Use:   "init DIR --channel sms|email|chat",
+		Use:   "init DIR --channel sms|email|chat|push",
 		Short: "Write a new adapter folder: adapter.js, provider.yaml, switchboard.d.ts, a runtime snippet and a golden case that passes",
 		Args:  exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

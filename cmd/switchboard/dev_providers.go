@@ -56,7 +56,8 @@ func (h *devHTTP) close() {
 }
 
 // startDevHTTP starts a stand-in for each http provider of the package: the golden cases'
-// stand-in when providers/ID/testdata holds cases, the mock gateway otherwise, none for a
+// stand-in when providers/ID/testdata holds cases, else a mock push gateway when its
+// runtime-snippet.yaml authenticates as FCM or APNs do, the mock gateway otherwise, none for a
 // provider named by --real (it gets its runtime-snippet.yaml entry, secrets from the
 // environment).
 func startDevHTTP(pkg *packages.Package, l devPaths, apiURL string, real []string, getenv func(string) string, log *slog.Logger) (*devHTTP, error) {
@@ -83,6 +84,8 @@ func startDevHTTP(pkg *packages.Package, l devPaths, apiURL string, real []strin
 			err = h.addReal(p, dir, getenv)
 		case len(cases) > 0:
 			err = h.addCases(p, dir, callbackURL, l, log)
+		case pushMockFor(dir) != "":
+			err = h.addPush(p, pushMockFor(dir), l, log)
 		default:
 			err = h.addMock(p, callbackURL, l, log, "no golden cases")
 		}

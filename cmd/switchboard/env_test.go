@@ -38,6 +38,7 @@ type apiEnv struct {
 	clock  *enginetest.FakeClock
 	cancel context.CancelFunc
 	done   chan struct{}
+	push   *devHTTP // the mock push gateways (envOptions.pushMocks)
 }
 
 type envOptions struct {
@@ -54,6 +55,9 @@ type envOptions struct {
 	webhookURL string
 	// noReports: the mock gateway posts no delivery reports (a test posts its own).
 	noReports bool
+	// pushMocks answers the package's push providers (fcm, apns) with the mock push gateways
+	// dev runs, instead of the mock gateway.
+	pushMocks bool
 }
 
 func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
@@ -99,6 +103,10 @@ func newAPIEnv(t testing.TB, opts envOptions) *apiEnv {
 	}
 	t.Cleanup(func() { _ = e.gw.Close() })
 	session := devSession{API: e.srv.URL, Gateways: oneMockForAll(pkg, gwURL), Clients: clientsOf(pkg)}
+	if opts.pushMocks {
+		e.push = startPushMocks(t, pkg, layout)
+		session.httpEntries = e.push.entries
+	}
 	if opts.webhookURL != "" {
 		session.WebhookReceiver = &devReceiver{URL: opts.webhookURL, Endpoint: devWebhookEndpoint}
 	}

@@ -59,6 +59,8 @@ func HTTPConfig(rt *runtime.Runtime, decl *packages.Provider, o Options) (httpgw
 		Limits:         SandboxLimits(rt.Sandbox),
 		CallbackURL:    rt.CallbackURL(decl.ID),
 		Parameters:     h.Parameters,
+		HTTP2:          h.HTTP2,
+		TrustedCAFile:  h.TrustedCAFile,
 		InboundChannel: o.InboundChannel,
 		Clock:          o.Clock,
 		Logger:         o.Logger,
@@ -94,6 +96,7 @@ func httpAuth(a runtime.HTTPAuth) httpgw.Auth {
 		ClientSecret: string(a.ClientSecret.Value()), Scopes: a.Scopes,
 		Service: a.Service, Region: a.Region, AccessKeyID: string(a.AccessKeyID.Value()),
 		SecretAccessKey: string(a.SecretAccessKey.Value()), SessionToken: string(a.SessionToken.Value()),
+		ServiceAccount: a.ServiceAccount.Value(), Key: a.Key.Value(), KeyID: a.KeyID, TeamID: a.TeamID,
 	}
 }
 

@@ -21,6 +21,8 @@ var (
 	errUnknownMember = errors.New("unknown member")
 	errMemberType    = errors.New("member of the wrong type")
 	errCorrelationID = errors.New("correlationId out of bounds")
+	// errContentData: content.data is not an object (encoding/json would keep any value).
+	errContentData = errors.New("content.data is not an object")
 )
 
 // memberPath joins a parent path and a member name the API defines.

@@ -1,13 +1,15 @@
 package api
 
 import (
+	"bytes"
+
 	"switchboard/engine"
 	"switchboard/packages/jsonread"
 )
 
 // decodeSubmission decodes the body of POST /v1/messages from its index: senderProfile, to
-// ({email}, {phone} or {peer}), template ({id, version}), locale, data (any JSON value, kept as
-// a value of the body), content ({text, subject}), notBefore, expiresAt and correlationId, by
+// ({email}, {phone}, {peer}, {address} or {device}), template ({id, version}), locale, data (any
+// JSON value, kept as a value of the body), content ({text, subject} or {title, body, data}), notBefore, expiresAt and correlationId, by
 // their exact names. What it refuses is a request.invalid problem (see members.go).
 func decodeSubmission(root jsonread.Value) (engine.SubmitRequest, error) {
 	var req engine.SubmitRequest
@@ -66,6 +68,8 @@ func decodeRecipient(v jsonread.Value, r *engine.Recipient) error {
 			return stringMember("to.peer", val, &r.Peer)
 		case "address":
 			return stringMember("to.address", val, &r.Address)
+		case "device":
+			return stringMember("to.device", val, &r.Device)
 		}
 		return unknownMember("to", name)
 	})
@@ -90,6 +94,20 @@ func decodeContent(v jsonread.Value, c *engine.DirectContent) error {
 			return stringMember("content.text", val, &c.Text)
 		case "subject":
 			return stringMember("content.subject", val, &c.Subject)
+		case "title":
+			return stringMember("content.title", val, &c.Title)
+		case "body":
+			return stringMember("content.body", val, &c.Body)
+		case "data":
+			// Kept as its JSON text: the engine checks it as it checks a rendered data part.
+			switch val.Kind() {
+			case jsonread.Null:
+			case jsonread.Object:
+				c.Data = bytes.Clone(val.Raw())
+			default:
+				return invalid("member content.data must be an object of strings", errContentData)
+			}
+			return nil
 		}
 		return unknownMember("content", name)
 	})

@@ -18,6 +18,8 @@ var httpAuthKeys = map[string][]string{
 	AuthOAuth2ClientCredentials: {"kind", "tokenUrl", "clientId", "clientSecretRef", "scopes"},
 	AuthAWSSigV4:                {"kind", "service", "region", "accessKeyIdRef", "secretAccessKeyRef", "sessionTokenRef"},
 	AuthPathToken:               {"kind", "prefix", "tokenRef"},
+	AuthGoogleServiceAccount:    {"kind", "serviceAccountRef", "scopes"},
+	AuthAPNsToken:               {"kind", "keyRef", "keyId", "teamId"},
 }
 
 // verifierKeys are the members of a callback verifier, by kind.
@@ -83,6 +85,10 @@ func (r *reader) decodeHTTPAuth(m *mapping, kind string, baseKnown, loopback boo
 				"(letters, digits and -._~:@!$&'()*+,;=)")
 			a.Token = Secret{}
 		}
+	case AuthGoogleServiceAccount:
+		r.decodeServiceAccount(m, &a)
+	case AuthAPNsToken:
+		r.decodeAPNsToken(m, &a)
 	case AuthOAuth2ClientCredentials:
 		if text := m.required("tokenUrl"); text != "" {
 			u, reason := parseRemoteURL(text)
@@ -93,14 +99,21 @@ func (r *reader) decodeHTTPAuth(m *mapping, kind string, baseKnown, loopback boo
 		}
 		a.ClientID = m.required("clientId")
 		a.ClientSecret = r.textSecret(m, "clientSecretRef")
-		a.Scopes = m.strings("scopes")
-		for i, s := range a.Scopes {
-			if strings.ContainsAny(s, " \t\r\n\"\\") {
-				m.fail("scopes", "scope %d must not hold white space, quotes or backslashes", i)
-			}
-		}
+		a.Scopes = scopes(m)
 	}
 	return a
+}
+
+// scopes reads an optional list of OAuth 2.0 scopes, each without white space, quotes or
+// backslashes.
+func scopes(m *mapping) []string {
+	list := m.strings("scopes")
+	for i, s := range list {
+		if strings.ContainsAny(s, " \t\r\n\"\\") {
+			m.fail("scopes", "scope %d must not hold white space, quotes or backslashes", i)
+		}
+	}
+	return list
 }
 
 // textSecret resolves a required secret that must be printable text: a credential that goes

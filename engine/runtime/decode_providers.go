@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"crypto/x509"
 	"sort"
 	"strings"
 	"time"
@@ -11,7 +12,7 @@ import (
 // providerKeys are the members of a provider connection, by kind.
 var providerKeys = map[string][]string{
 	KindHTTP: {"kind", "baseUrl", "timeoutMilliseconds", "maximumResponseBytes", "concurrencyLimit",
-		"ratePerSecond", "authentication", "callbackVerifier", "parameters"},
+		"ratePerSecond", "authentication", "callbackVerifier", "parameters", "http2", "trustedCaFile"},
 	KindSMTP: {"kind", "host", "port", "tls", "authentication", "dkim", "trustedCaFile", "timeoutMilliseconds"},
 	KindPeer: {"kind", "identityKeyRef", "listen", "protocol", "pooledProtocol", "keepaliveSeconds", "idleCloseSeconds",
 		"requestTimeoutSeconds", "relays", "relayService", "addressBook",
@@ -99,6 +100,14 @@ func (r *reader) decodeHTTP(m *mapping) *HTTPProvider {
 		RatePerSecond:        m.positiveFloat("ratePerSecond"),
 	}
 	h.Parameters = r.decodeParameters(m)
+	h.HTTP2 = m.boolean("http2", false)
+	if path, data := r.readFile(m, "trustedCaFile", maxCAFileBytes); data != nil {
+		if !x509.NewCertPool().AppendCertsFromPEM(data) {
+			m.fail("trustedCaFile", "holds no PEM certificate")
+		} else {
+			h.TrustedCAFile = path
+		}
+	}
 	loopback := false
 	if text := m.required("baseUrl"); text != "" {
 		u, reason := parseRemoteURL(text)

@@ -27,7 +27,7 @@ type Webhook struct {
 var webhookKeys = []string{"url", "secretRef", "accessProfiles", "events", "timeoutMilliseconds", "concurrency"}
 
 // eventTypes are the event types an endpoint may list.
-var eventTypes = []string{"message.status", "inbox.received"}
+var eventTypes = []string{"message.status", "inbox.received", "device.unregistered"}
 
 // decodeWebhooks reads `webhooks`, a mapping from endpoint id to endpoint, in file order.
 func (r *reader) decodeWebhooks(doc *mapping) []Webhook {
@@ -72,7 +72,7 @@ func (r *reader) decodeWebhooks(doc *mapping) []Webhook {
 			for _, e := range h.Events {
 				switch {
 				case !contains(eventTypes, e):
-					w.fail("events", "%q is not an event type (message.status, inbox.received)", e)
+					w.fail("events", "%q is not an event type (message.status, inbox.received, device.unregistered)", e)
 				case seen[e]:
 					w.fail("events", "lists %s twice", e)
 				}

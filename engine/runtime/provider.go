@@ -25,6 +25,12 @@ const (
 	AuthAWSSigV4 = "aws-sigv4"
 	// AuthPathToken writes a secret token as a path segment under baseUrl (docs/runtime.md).
 	AuthPathToken = "path-token"
+	// AuthGoogleServiceAccount exchanges a JWT grant signed with a Google service-account key
+	// for an OAuth 2.0 access token (Firebase Cloud Messaging).
+	AuthGoogleServiceAccount = "google-service-account"
+	// AuthAPNsToken signs an ES256 provider token with an APNs .p8 key (Apple Push
+	// Notification service).
+	AuthAPNsToken = "apns-token"
 )
 
 // Callback verifier kinds (docs/runtime.md, "Callback verifiers").
@@ -90,6 +96,11 @@ type HTTPProvider struct {
 	// Parameters are non-secret values the adapter reads as profile.parameters (an account id,
 	// a region): at most 32, names identifiers, values at most 256 characters. Never nil.
 	Parameters map[string]string
+	// HTTP2 makes every request HTTP/2 (http2: true), as APNs requires; connections are reused.
+	HTTP2 bool
+	// TrustedCAFile is the absolute path of a PEM bundle to trust instead of the system roots
+	// for the gateway (trustedCaFile), "" for the system roots.
+	TrustedCAFile string
 }
 
 // HTTPAuth is how requests to the gateway are authenticated. Which fields are set depends on
@@ -102,6 +113,9 @@ type HTTPProvider struct {
 //	oauth2-client-credentials  TokenURL, ClientID, ClientSecret (clientSecretRef), Scopes
 //	aws-sigv4                  Service, Region, AccessKeyID (accessKeyIdRef), SecretAccessKey
 //	                           (secretAccessKeyRef), SessionToken (sessionTokenRef, optional)
+//	google-service-account     ServiceAccount (serviceAccountRef: the JSON key), Scopes
+//	                           (default the Firebase Cloud Messaging scope)
+//	apns-token                 Key (keyRef: the .p8 PEM), KeyID (keyId), TeamID (teamId)
 //
 // Every credential is printable ASCII without surrounding white space: Load refuses a secret
 // file with a trailing newline here rather than let every send fail.
@@ -121,6 +135,11 @@ type HTTPAuth struct {
 	// Service and Region scope an aws-sigv4 signature (for example sns, eu-west-1).
 	Service, Region                            string
 	AccessKeyID, SecretAccessKey, SessionToken Secret
+	// ServiceAccount is a Google service account's JSON key (google-service-account).
+	ServiceAccount Secret
+	// Key is an APNs signing key's PEM (apns-token); KeyID and TeamID name it and its team.
+	Key           Secret
+	KeyID, TeamID string
 }
 
 // Verifier checks provider callbacks. Which fields are set depends on Kind:

@@ -33,6 +33,18 @@ func messageBody(m *engine.Message) (string, []byte, error) {
 	return id, body, err
 }
 
+// deviceBody builds a device.unregistered event of a claimed row, whose data was written with
+// the outcome it reports: the event's timestamp is that outcome's time.
+func deviceBody(c *engine.EventClaim) (string, []byte, error) {
+	var data engine.DeviceUnregistered
+	if err := json.Unmarshal(c.Data, &data); err != nil {
+		return "", nil, err
+	}
+	id := engine.EventID(engine.EventDeviceUnregistered, c.Subject, c.Sequence)
+	body, err := json.Marshal(envelope{Type: engine.EventDeviceUnregistered, ID: id, Timestamp: data.At.UTC(), Data: data})
+	return id, body, err
+}
+
 // inboxBody builds an inbox.received event of e, returning its id and body.
 func inboxBody(e *engine.InboxEntry) (string, []byte, error) {
 	id := engine.EventID(engine.EventInboxReceived, e.ID, 1)

@@ -58,6 +58,9 @@ func (el *endpointLoop) deliver(ctx context.Context, d *delivery) {
 	case d.entry != nil:
 		seq, changed = 1, d.entry.ReceivedAt
 		id, body, err = inboxBody(d.entry)
+	case c.Type == engine.EventDeviceUnregistered && len(c.Data) > 0:
+		seq, changed = c.Sequence, c.ChangedAt
+		id, body, err = deviceBody(c)
 	default:
 		// Retention erased the subject (or reading it failed: then the next attempt reads it
 		// again).

@@ -39,8 +39,8 @@ type Endpoint struct {
 func (e *Endpoint) takes(t string) bool { return e.Events == nil || slices.Contains(e.Events, t) }
 
 // Subscriptions says, for each endpoint, what the store writes outbox rows for: message.status
-// events of the messages of its access profiles, and inbox.received events of the entries its
-// profiles may read: every entry for an operator profile, the entries of the receiver profiles'
+// and device.unregistered events of the messages of its access profiles, and inbox.received
+// events of the entries its profiles may read: every entry for an operator profile, the entries of the receiver profiles'
 // inboxProviders otherwise (every provider when one of them lists none). Sender profiles read
 // no inbox.
 func Subscriptions(pkg *packages.Package, endpoints []Endpoint) []engine.Subscription {
@@ -53,6 +53,9 @@ func Subscriptions(pkg *packages.Package, endpoints []Endpoint) []engine.Subscri
 		}
 		if e.takes(engine.EventInboxReceived) {
 			sub.Inbox, sub.InboxProviders = inboxReach(pkg, e.AccessProfiles)
+		}
+		if e.takes(engine.EventDeviceUnregistered) {
+			sub.DeviceProfiles = slices.Clone(e.AccessProfiles)
 		}
 		out = append(out, sub)
 	}

@@ -51,7 +51,7 @@ func newFixture(t testing.TB, clock *enginetest.FakeClock, eps ...webhooks.Endpo
 	f := &fixture{t: t, clock: clock}
 	subs := make([]engine.Subscription, len(eps))
 	for i, ep := range eps {
-		subs[i] = engine.Subscription{Endpoint: ep.ID, MessageProfiles: ep.AccessProfiles}
+		subs[i] = engine.Subscription{Endpoint: ep.ID, MessageProfiles: ep.AccessProfiles, DeviceProfiles: ep.AccessProfiles}
 	}
 	var err error
 	f.store, err = store.Open(context.Background(), store.Config{Path: filepath.Join(t.TempDir(), "s.db"),
@@ -110,6 +110,7 @@ func (f *fixture) row(endpoint, id string) engine.EventRecord {
 // received is one verified delivery.
 type received struct {
 	ID, Timestamp string
+	Raw           []byte // the body as it came
 	Body          struct {
 		Type      string    `json:"type"`
 		ID        string    `json:"id"`
@@ -166,7 +167,7 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	got.ID, got.Timestamp = req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp")
+	got.ID, got.Timestamp, got.Raw = req.Header.Get("webhook-id"), req.Header.Get("webhook-timestamp"), body
 	r.got = append(r.got, got)
 	w.WriteHeader(r.status)
 }

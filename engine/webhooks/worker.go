@@ -158,9 +158,10 @@ func (el *endpointLoop) claim(ctx context.Context, want int) ([]*delivery, bool,
 	}
 	var msgIDs, inboxIDs []string
 	for _, c := range claims {
-		if c.Type == engine.EventInboxReceived {
+		switch c.Type {
+		case engine.EventInboxReceived:
 			inboxIDs = append(inboxIDs, c.Subject)
-		} else {
+		case engine.EventMessageStatus:
 			msgIDs = append(msgIDs, c.Subject)
 		}
 	}
@@ -173,9 +174,10 @@ func (el *endpointLoop) claim(ctx context.Context, want int) ([]*delivery, bool,
 	out := make([]*delivery, len(claims))
 	for i, c := range claims {
 		d := &delivery{claim: c}
-		if c.Type == engine.EventInboxReceived {
+		switch c.Type {
+		case engine.EventInboxReceived:
 			d.entry = entries[c.Subject]
-		} else {
+		case engine.EventMessageStatus:
 			d.msg = msgs[c.Subject]
 		}
 		out[i] = d

@@ -6,8 +6,11 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
+	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
 	"flag"
 	"os"
 	"path/filepath"
@@ -73,6 +76,11 @@ func TestRunDirOverAllAdapters(t *testing.T) {
 // snippetRefs is what the load test needs to know of a runtime snippet to provide its secrets.
 type snippetRefs struct {
 	Providers map[string]struct {
+		Authentication struct {
+			Kind              string `yaml:"kind"`
+			ServiceAccountRef string `yaml:"serviceAccountRef"`
+			KeyRef            string `yaml:"keyRef"`
+		} `yaml:"authentication"`
 		CallbackVerifier struct {
 			Kind         string `yaml:"kind"`
 			SecretRef    string `yaml:"secretRef"`
@@ -127,7 +135,7 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 				}
 				write(t, filepath.Join(pkgDir, "providers", id, name), string(data), 0o644)
 			}
-			verifier := refs.Providers[id].CallbackVerifier
+			verifier, auth := refs.Providers[id].CallbackVerifier, refs.Providers[id].Authentication
 			first := firstCase(t, dir)
 			write(t, filepath.Join(root, "secrets", "audit.key"), "audit-key-0123456789-abcdefghijklmnop", 0o600)
 			for _, m := range fileRef.FindAllStringSubmatch(string(snippet), -1) {
@@ -137,6 +145,10 @@ func TestAdaptersLoadAsServeWould(t *testing.T) {
 					value = "whsec_" + base64.StdEncoding.EncodeToString([]byte("a webhook secret of 32 bytes...."))
 				case verifier.Kind == "ed25519" && verifier.PublicKeyRef == m[0]:
 					value = base64.StdEncoding.EncodeToString(edKey)
+				case auth.Kind == "google-service-account" && auth.ServiceAccountRef == m[0]:
+					value = serviceAccountKey(t)
+				case auth.Kind == "apns-token" && auth.KeyRef == m[0]:
+					value = pkcs8PEM(t, key)
 				}
 				write(t, filepath.Join(root, "secrets", m[1]), value, 0o600)
 			}
@@ -259,6 +271,31 @@ accessProfiles:
 `
 }
 
+// pkcs8PEM is key as a PEM PKCS #8 private key (an APNs .p8 file is one of a P-256 key).
+func pkcs8PEM(t *testing.T, key any) string {
+	t.Helper()
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+}
+
+// serviceAccountKey is a Google service account's JSON key with a fresh RSA key.
+func serviceAccountKey(t *testing.T) string {
+	t.Helper()
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(map[string]string{"type": "service_account", "client_email": "push@example.iam.gserviceaccount.com",
+		"private_key": pkcs8PEM(t, rk), "token_uri": "https://oauth2.googleapis.com/token"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func write(t *testing.T, path, data string, mode os.FileMode) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
@@ -269,5 +306,23 @@ func write(t *testing.T, path, data string, mode os.FileMode) {
 	}
 	if err := os.Chmod(path, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestQuickstartCarriesTheBundledPushAdapters: the quickstart's fcm and apns providers are these
+// folders' adapters, byte for byte, so that `switchboard dev` shows the bundled adapters at work.
+func TestQuickstartCarriesTheBundledPushAdapters(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"fcm", "apns"} {
+		for _, file := range []string{"adapter.js", "provider.yaml", "runtime-snippet.yaml"} {
+			want, err := os.ReadFile(filepath.Join(name, file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := os.ReadFile(filepath.Join("..", "quickstart", "providers", name, file))
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("examples/quickstart/providers/%s/%s differs from examples/adapters/%s/%s (%v): copy it again", name, file, name, file, err)
+			}
+		}
 	}
 }

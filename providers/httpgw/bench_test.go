@@ -66,7 +66,7 @@ func BenchmarkInterpretCall(b *testing.B) {
 	b.ReportAllocs()
 	cpu := processCPU()
 	for b.Loop() {
-		if o := p.classify(context.Background(), ans); o.Class != engine.OutcomeAccepted || o.ProviderReference != "gw-1" {
+		if o, _ := p.classify(context.Background(), ans); o.Class != engine.OutcomeAccepted || o.ProviderReference != "gw-1" {
 			b.Fatalf("classify: %+v", o)
 		}
 	}

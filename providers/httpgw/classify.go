@@ -23,18 +23,24 @@ type interpretOutput struct {
 	ProviderReference string   `json:"providerReference"`
 	RetryAfter        *float64 `json:"retryAfter"`
 	Code              string   `json:"code"`
+	// DeviceUnregistered marks a permanent outcome whose device token is no longer valid.
+	DeviceUnregistered bool `json:"deviceUnregistered"`
+	// RenewCredential says the gateway refused the credential as stale (APNs'
+	// ExpiredProviderToken): the provider renews it and sends once more.
+	RenewCredential bool `json:"renewCredential"`
 }
 
 // classify turns a gateway answer into an outcome: with interpret when the adapter has it,
-// else with the default table. See the package documentation for the failure cases.
-func (p *Provider) classify(ctx context.Context, ans *answer) engine.Outcome {
+// else with the default table. See the package documentation for the failure cases. renew is
+// interpret's renewCredential.
+func (p *Provider) classify(ctx context.Context, ans *answer) (o engine.Outcome, renew bool) {
 	if ans.tooLarge {
 		return p.outcome(engine.OutcomeMaybeSent, CodeResponseTooLarge,
-			fmt.Sprintf("status %d with an answer over %d bytes", ans.status, p.cfg.MaximumResponseBytes))
+			fmt.Sprintf("status %d with an answer over %d bytes", ans.status, p.cfg.MaximumResponseBytes)), false
 	}
 	base := p.defaultClass(ans)
 	if !p.hasInterpret {
-		return base
+		return base, false
 	}
 	var out interpretOutput
 	ok, err := p.program.CallInto(ctx, "interpret", &out, p.responseInput(ans))
@@ -46,26 +52,25 @@ func (p *Provider) classify(ctx context.Context, ans *answer) engine.Outcome {
 		ok, err = p.program.CallInto(ctx, "interpret", &out, p.responseInput(ans))
 	}
 	if err == nil && ok {
-		var o engine.Outcome
 		if o, err = p.fromInterpret(ans, &out); err == nil {
 			p.observeScript(nil)
-			return o
+			return o, out.RenewCredential
 		}
 		err = &outputInvalid{entry: "interpret", reason: err.Error()}
 	}
 	if err == nil { // interpret returned null: the default table decides.
 		p.observeScript(nil)
-		return base
+		return base, false
 	}
 	code := "script." + p.observeScript(err)
 	if errors.Is(err, scripting.ErrClosed) {
 		code = CodeClosed // Close raced with this send; the answer is not read
 	}
 	if ans.status >= 200 && ans.status < 300 {
-		return p.outcome(engine.OutcomeMaybeSent, code, fmt.Sprintf("status %d: interpret: %v", ans.status, err))
+		return p.outcome(engine.OutcomeMaybeSent, code, fmt.Sprintf("status %d: interpret: %v", ans.status, err)), false
 	}
 	base.Code, base.Reason = code, fmt.Sprintf("status %d: interpret: %v", ans.status, err)
-	return base
+	return base, false
 }
 
 // defaultClass is the default table (docs/adapters.md): 2xx accepted, 408/429/503 transient
@@ -100,8 +105,15 @@ func (p *Provider) fromInterpret(ans *answer, out *interpretOutput) (engine.Outc
 	if code == "" && class != engine.OutcomeAccepted {
 		code = "http." + strconv.Itoa(ans.status)
 	}
+	if out.DeviceUnregistered && class != engine.OutcomePermanent {
+		return engine.Outcome{}, errors.New("deviceUnregistered belongs to a permanent outcome")
+	}
+	if out.RenewCredential && class == engine.OutcomeAccepted {
+		return engine.Outcome{}, errors.New("renewCredential belongs to an outcome that is not accepted")
+	}
 	o := p.outcome(class, code, fmt.Sprintf("interpret: status %d", ans.status))
 	o.ProviderReference = out.ProviderReference
+	o.DeviceUnregistered = out.DeviceUnregistered
 	switch {
 	case out.RetryAfter != nil:
 		if *out.RetryAfter < 0 || math.IsNaN(*out.RetryAfter) {

@@ -33,6 +33,12 @@ const (
 	// AuthPathToken writes Prefix and Token as the first path segment under the baseUrl
 	// (credentials_path.go), for gateways that take the credential in the URL (Telegram).
 	AuthPathToken = "path-token"
+	// AuthGoogleServiceAccount exchanges a JWT grant signed with a service account's key for
+	// an access token (credentials_google.go), as Firebase Cloud Messaging requires.
+	AuthGoogleServiceAccount = "google-service-account"
+	// AuthAPNsToken sends an ES256 provider token made from an APNs signing key
+	// (credentials_apns.go).
+	AuthAPNsToken = "apns-token"
 )
 
 // Observer events. The class argument of an Observer call is given beside each.
@@ -96,6 +102,12 @@ type Config struct {
 	Logger *slog.Logger
 	// Clock dates token expiry, Retry-After dates and webhook timestamps; nil means the system clock.
 	Clock engine.Clock
+	// HTTP2 makes every request to the gateway HTTP/2 (over TLS, or cleartext HTTP/2 towards
+	// an http baseUrl), multiplexed over reused connections, as APNs requires.
+	HTTP2 bool
+	// TrustedCAFile is a PEM bundle trusted for the gateway's certificate instead of the
+	// system roots; "" keeps the system roots.
+	TrustedCAFile string
 	// HTTPClient, when set, replaces the built client (tests). Its CheckRedirect is always
 	// overridden so that redirects are never followed.
 	HTTPClient *http.Client
@@ -107,7 +119,7 @@ type Config struct {
 // Auth is the credential of an http provider. Only the members its Kind uses are read.
 type Auth struct {
 	// Kind is none, basic, static-authorization, static-api-key, oauth2-client-credentials,
-	// aws-sigv4 or path-token.
+	// aws-sigv4, path-token, google-service-account or apns-token.
 	Kind string
 	// Username and Password are the basic credentials.
 	Username, Password string
@@ -127,6 +139,12 @@ type Auth struct {
 	// aws-sigv4.
 	Service, Region                            string
 	AccessKeyID, SecretAccessKey, SessionToken string
+	// ServiceAccount is a service account's JSON key (google-service-account); Scopes are
+	// the scopes its tokens are asked for.
+	ServiceAccount []byte
+	// Key is the APNs signing key's PEM (apns-token), KeyID its key id and TeamID the team's.
+	Key           []byte
+	KeyID, TeamID string
 }
 
 // VerifierConfig configures one callback verifier (docs/runtime.md, "Callback verifiers").

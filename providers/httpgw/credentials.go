@@ -61,6 +61,10 @@ func newCredential(auth Auth, base *url.URL, client *http.Client, clock engine.C
 		return newSigV4Credential(auth, clock)
 	case AuthPathToken:
 		return newPathTokenCredential(auth, base)
+	case AuthGoogleServiceAccount:
+		return newServiceAccountCredential(auth, client, clock, timeout)
+	case AuthAPNsToken:
+		return newAPNsCredential(auth, clock, timeout)
 	}
 	return nil, fmt.Errorf("unknown authentication kind %q", auth.Kind)
 }

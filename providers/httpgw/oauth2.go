@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"switchboard/engine"
@@ -18,27 +17,12 @@ import (
 // oauth2DefaultLifetime is assumed when a token answer carries no expires_in.
 const oauth2DefaultLifetime = 5 * time.Minute
 
-// oauth2Source fetches client-credentials tokens (RFC 6749 section 4.4) and caches the current
-// one until shortly before it expires: a fifth of its lifetime early, at most one minute early.
-// Concurrent callers that find no valid token share one fetch (single flight); the fetch runs
-// detached from the first caller's cancellation so that others are not failed by it.
+// oauth2Source fetches client-credentials tokens (RFC 6749 section 4.4), cached by its
+// tokenCache.
 type oauth2Source struct {
-	auth    Auth
-	client  *http.Client
-	clock   engine.Clock
-	timeout time.Duration
-
-	mu      sync.Mutex
-	token   string
-	refresh time.Time // when the cached token stops being used
-	call    *tokenCall
-}
-
-// tokenCall is one fetch in flight; done closes when token and err are set.
-type tokenCall struct {
-	done  chan struct{}
-	token string
-	err   error
+	*tokenCache
+	auth   Auth
+	client *http.Client
 }
 
 func newOAuth2Source(auth Auth, client *http.Client, clock engine.Clock, timeout time.Duration) (*oauth2Source, error) {
@@ -49,66 +33,9 @@ func newOAuth2Source(auth Auth, client *http.Client, clock engine.Clock, timeout
 	if auth.ClientID == "" || auth.ClientSecret == "" {
 		return nil, errors.New("oauth2-client-credentials: client id or secret is empty")
 	}
-	return &oauth2Source{auth: auth, client: client, clock: clock, timeout: timeout}, nil
-}
-
-func (s *oauth2Source) ownedHeaders() []string { return []string{"authorization"} }
-
-func (s *oauth2Source) apply(ctx context.Context, h http.Header) (string, error) {
-	token, err := s.get(ctx)
-	if err != nil {
-		return "", err
-	}
-	h.Set("Authorization", "Bearer "+token)
-	return token, nil
-}
-
-// rejected forgets the cached token if it is the one the gateway refused.
-func (s *oauth2Source) rejected(used string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.token == used {
-		s.token = ""
-	}
-}
-
-// get returns a valid token, fetching one when needed.
-func (s *oauth2Source) get(ctx context.Context) (string, error) {
-	s.mu.Lock()
-	if s.token != "" && s.clock.Now().Before(s.refresh) {
-		token := s.token
-		s.mu.Unlock()
-		return token, nil
-	}
-	call := s.call
-	if call == nil {
-		call = &tokenCall{done: make(chan struct{})}
-		s.call = call
-		go s.fetchInto(context.WithoutCancel(ctx), call)
-	}
-	s.mu.Unlock()
-	select {
-	case <-call.done:
-		return call.token, call.err
-	case <-ctx.Done():
-		return "", fmt.Errorf("waiting for oauth2 token: %w", ctx.Err())
-	}
-}
-
-// fetchInto runs one fetch, caches its result and releases the waiters.
-func (s *oauth2Source) fetchInto(ctx context.Context, call *tokenCall) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	token, lifetime, err := s.fetch(ctx)
-	s.mu.Lock()
-	if err == nil {
-		margin := min(lifetime/5, time.Minute)
-		s.token, s.refresh = token, s.clock.Now().Add(lifetime-margin)
-	}
-	s.call = nil
-	s.mu.Unlock()
-	call.token, call.err = token, err
-	close(call.done)
+	s := &oauth2Source{auth: auth, client: client}
+	s.tokenCache = newTokenCache(s.fetch, clock, timeout)
+	return s, nil
 }
 
 // tokenAnswer is the JSON of a successful token response (RFC 6749 section 5.1).

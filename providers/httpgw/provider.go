@@ -62,7 +62,9 @@ func New(cfg Config) (*Provider, error) {
 	if p.parameters, err = parametersInput(cfg.Parameters); err != nil {
 		return nil, fmt.Errorf("httpgw %s: parameters: %w", cfg.ID, err)
 	}
-	p.client, p.transport = newHTTPClient(cfg)
+	if p.client, p.transport, err = newHTTPClient(cfg); err != nil {
+		return nil, fmt.Errorf("httpgw %s: %w", cfg.ID, err)
+	}
 	if p.cred, err = newCredential(cfg.Auth, cfg.BaseURL, p.client, cfg.Clock, cfg.Timeout); err != nil {
 		return nil, fmt.Errorf("httpgw %s: authentication: %w", cfg.ID, err)
 	}
@@ -123,26 +125,44 @@ func (p *Provider) Send(ctx context.Context, out *engine.Outbound) engine.Outcom
 	if refused != nil {
 		return *refused
 	}
-	select {
-	case p.slots <- struct{}{}:
-	case <-ctx.Done():
-		return p.notSent(ctx, "waiting for a concurrency slot")
-	}
-	if p.limiter != nil {
-		if err := p.limiter.Wait(ctx); err != nil {
-			<-p.slots
-			if ctx.Err() != nil {
-				return p.notSent(ctx, "waiting for the provider's rate")
-			}
-			return p.outcome(engine.OutcomeTransient, CodeRateLimited, err.Error())
-		}
-	}
-	ans, failed := p.exchange(ctx, req)
-	<-p.slots
+	ans, failed := p.send(ctx, req)
 	if failed != nil {
 		return *failed
 	}
-	return p.classify(ctx, ans)
+	o, renew := p.classify(ctx, ans)
+	if !renew {
+		return o
+	}
+	// The gateway refused the credential as stale: renew it and send once more, and whatever
+	// that answer is, it is the outcome.
+	p.cred.rejected(ans.credential)
+	if ans, failed = p.send(ctx, req); failed != nil {
+		return *failed
+	}
+	o, _ = p.classify(ctx, ans)
+	return o
+}
+
+// send waits for a concurrency slot and the rate, and makes one exchange.
+func (p *Provider) send(ctx context.Context, req *outgoing) (*answer, *engine.Outcome) {
+	select {
+	case p.slots <- struct{}{}:
+	case <-ctx.Done():
+		o := p.notSent(ctx, "waiting for a concurrency slot")
+		return nil, &o
+	}
+	defer func() { <-p.slots }()
+	if p.limiter != nil {
+		if err := p.limiter.Wait(ctx); err != nil {
+			if ctx.Err() != nil {
+				o := p.notSent(ctx, "waiting for the provider's rate")
+				return nil, &o
+			}
+			o := p.outcome(engine.OutcomeTransient, CodeRateLimited, err.Error())
+			return nil, &o
+		}
+	}
+	return p.exchange(ctx, req)
 }
 
 // prepare calls the adapter's prepare and validates its output. A deadline (which may pass

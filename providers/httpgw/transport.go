@@ -3,12 +3,16 @@ package httpgw
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 
@@ -36,22 +40,44 @@ type answer struct {
 	header   http.Header
 	body     []byte
 	tooLarge bool
+	// credential is what the credential put on the request, for rejected.
+	credential string
 }
 
 // newHTTPClient returns the provider's client: never following redirects, bounded by the
-// timeout, with keep-alive pooling sized for the concurrency limit. A client given in cfg is
+// timeout, with keep-alive pooling sized for the concurrency limit, HTTP/2 only when cfg.HTTP2
+// says so, and the roots of cfg.TrustedCAFile when it names one. A client given in cfg is
 // copied and only its CheckRedirect is replaced.
-func newHTTPClient(cfg Config) (*http.Client, *http.Transport) {
+func newHTTPClient(cfg Config) (*http.Client, *http.Transport, error) {
 	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if cfg.HTTPClient != nil {
 		c := *cfg.HTTPClient
 		c.CheckRedirect = noRedirect
-		return &c, nil
+		return &c, nil, nil
 	}
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = cfg.ConcurrencyLimit * 2
 	t.MaxIdleConnsPerHost = cfg.ConcurrencyLimit
-	return &http.Client{Transport: t, CheckRedirect: noRedirect, Timeout: cfg.Timeout}, t
+	if cfg.TrustedCAFile != "" {
+		pem, err := os.ReadFile(cfg.TrustedCAFile)
+		if err != nil {
+			return nil, nil, fmt.Errorf("trustedCaFile: %w", err)
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, nil, errors.New("trustedCaFile: holds no PEM certificate")
+		}
+		t.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	}
+	if cfg.HTTP2 {
+		// HTTP/2 alone: every request multiplexed over the connections kept, none falling back
+		// to HTTP/1.1 (APNs answers only HTTP/2).
+		var protocols http.Protocols
+		protocols.SetHTTP2(true)
+		protocols.SetUnencryptedHTTP2(cfg.BaseURL.Scheme == "http")
+		t.Protocols = &protocols
+	}
+	return &http.Client{Transport: t, CheckRedirect: noRedirect, Timeout: cfg.Timeout}, t, nil
 }
 
 // exchange adds the credential, sends req within the provider's timeout and reads the answer
@@ -65,6 +91,12 @@ func (p *Provider) exchange(ctx context.Context, req *outgoing) (*answer, *engin
 	header := req.header // built for this send alone (build): the credential goes on it
 	used, err := p.cred.apply(ctx, header)
 	if err != nil {
+		var refused *grantRefused
+		if errors.As(err, &refused) {
+			p.cfg.Logger.Error("the gateway's token endpoint refused the credential", "error", err.Error())
+			o := p.outcome(engine.OutcomePermanent, CodeGrantRefused, err.Error())
+			return nil, &o
+		}
 		o := p.outcome(engine.OutcomeTransient, CodeTokenUnavailable, err.Error())
 		return nil, &o
 	}
@@ -95,7 +127,7 @@ func (p *Provider) exchange(ctx context.Context, req *outgoing) (*answer, *engin
 	if resp.StatusCode == http.StatusUnauthorized {
 		p.cred.rejected(used)
 	}
-	ans := &answer{status: resp.StatusCode, header: resp.Header}
+	ans := &answer{status: resp.StatusCode, header: resp.Header, credential: used}
 	limit := p.cfg.MaximumResponseBytes
 	if resp.ContentLength > limit {
 		ans.tooLarge = true

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -10,12 +11,13 @@ import (
 
 // EventSubscriptions are the subscriptions ExerciseEvents opens its stores with: endpoint
 // "ep-cases" takes the messages of access profile case-notices (the profile of every test
-// message) and every inbox entry; "ep-other" takes another profile's messages and the inbox
-// entries of provider other-gateway only.
+// message), their device.unregistered events and every inbox entry; "ep-other" takes another
+// profile's messages and device events and the inbox entries of provider other-gateway only.
 func EventSubscriptions() []engine.Subscription {
 	return []engine.Subscription{
-		{Endpoint: "ep-cases", MessageProfiles: []string{"case-notices"}, Inbox: true},
-		{Endpoint: "ep-other", MessageProfiles: []string{"other-profile"}, Inbox: true, InboxProviders: []string{"other-gateway"}},
+		{Endpoint: "ep-cases", MessageProfiles: []string{"case-notices"}, Inbox: true, DeviceProfiles: []string{"case-notices"}},
+		{Endpoint: "ep-other", MessageProfiles: []string{"other-profile"}, Inbox: true, InboxProviders: []string{"other-gateway"},
+			DeviceProfiles: []string{"other-profile"}},
 	}
 }
 
@@ -36,6 +38,7 @@ func ExerciseEvents(t *testing.T, open func(t *testing.T, clock engine.Clock, su
 		{"InboundStoredOnceWithEvents", testEventsInbound},
 		{"RedeliverAndRetention", testEventsRedeliver},
 		{"RefusedChangeWritesNothing", testEventsRefused},
+		{"DeviceUnregisteredKeepsItsData", testDeviceUnregistered},
 	} {
 		t.Run(nt.name, func(t *testing.T) {
 			t.Parallel()
@@ -382,5 +385,50 @@ func testEventsRefused(t *testing.T, b *bundle) {
 	}
 	if m := b.message("m-1"); m.Sequence != 2 {
 		t.Fatalf("sequence after acceptance and claim = %d, want 2", m.Sequence)
+	}
+}
+
+// testDeviceUnregistered: a finish that carries a device.unregistered event writes one row of
+// that type for the endpoint of the message's profile, with the event's data, beside the
+// message.status row; a finish refused by its lease writes none.
+func testDeviceUnregistered(t *testing.T, b *bundle) {
+	b.accept("m-1")
+	b.clock.Advance(time.Second)
+	c := b.claimOne("m-1")
+	at := b.clock.Now().UTC()
+	stale := c
+	stale.Lease.Token = "not-the-lease"
+	for _, lease := range []engine.Claim{stale, c} {
+		err := b.store.Finish(b.ctx, engine.Finish{Lease: lease.Lease, Attempt: engine.AttemptPermanent, Code: "fcm.unregistered",
+			Dispatch: engine.DispatchFailed, DispatchCode: "fcm.unregistered", Report: c.Message.Report,
+			Provider: c.Message.Provider, FinishedAt: at, Reason: engine.Reason{Code: "fcm.unregistered", By: engine.ReasonByProvider},
+			Audit:              engine.AuditEntry{Event: "attempt.finished", Actor: "worker", MessageID: "m-1", At: at},
+			DeviceUnregistered: &engine.DeviceUnregistered{MessageID: "m-1", Provider: "fcm", At: at}})
+		if lease.Lease.Token == stale.Lease.Token {
+			if !errors.Is(err, engine.ErrLeaseLost) {
+				t.Fatalf("Finish under a stale lease = %v, want ErrLeaseLost", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	var device []engine.EventClaim
+	for _, ec := range b.claimEvents("ep-cases") {
+		if ec.Type == engine.EventDeviceUnregistered {
+			device = append(device, ec)
+		}
+	}
+	if len(device) != 1 || device[0].Subject != "m-1" || device[0].Sequence != b.message("m-1").Sequence {
+		t.Fatalf("device.unregistered claims %+v", device)
+	}
+	var data engine.DeviceUnregistered
+	if err := json.Unmarshal(device[0].Data, &data); err != nil || data.MessageID != "m-1" || data.Provider != "fcm" ||
+		!data.At.Equal(at) || data.Token != "" {
+		t.Fatalf("data %s (%v)", device[0].Data, err)
+	}
+	if rs := b.events("ep-other"); len(rs) != 0 {
+		t.Fatalf("ep-other, subscribed to another profile, has rows: %+v", rs)
 	}
 }

@@ -19,7 +19,7 @@ import (
 var files embed.FS
 
 // Channels are the channels Init writes an adapter for.
-var Channels = []string{"sms", "email", "chat"}
+var Channels = []string{"sms", "email", "chat", "push"}
 
 // DeclarationsFile is the name of the TypeScript declarations Init writes.
 const DeclarationsFile = "switchboard.d.ts"
@@ -61,7 +61,7 @@ func Init(dir, channel string) error {
 	data := struct {
 		ID        string
 		Callbacks bool
-	}{ID: id, Callbacks: channel != "chat"}
+	}{ID: id, Callbacks: channel != "chat" && channel != "push"}
 	out := map[string][]byte{DeclarationsFile: Declarations()}
 	for name, src := range map[string]string{
 		"adapter.js": channel + "/adapter.js", "provider.yaml": channel + "/provider.yaml",

@@ -38,8 +38,11 @@ func TestInitWritesAnAdapterWhoseCasePasses(t *testing.T) {
 			if !strings.Contains(string(snippet), "my-"+channel+"-gateway:") {
 				t.Errorf("the snippet does not name the provider:\n%s", snippet)
 			}
-			if channel != "chat" && !strings.Contains(string(c), "report: delivered\n") {
+			if channel != "chat" && channel != "push" && !strings.Contains(string(c), "report: delivered\n") {
 				t.Errorf("the case's callback did not report delivered:\n%s", c)
+			}
+			if channel == "push" && !strings.Contains(string(c), "code: push.unregistered\ndeviceUnregistered: true\n") {
+				t.Errorf("the case's second send does not mark the device unregistered:\n%s", c)
 			}
 		})
 	}

@@ -73,7 +73,16 @@ type snippetProvider struct {
 		AccessKeyIDRef     string `yaml:"accessKeyIdRef"`
 		SecretAccessKeyRef string `yaml:"secretAccessKeyRef"`
 		SessionTokenRef    string `yaml:"sessionTokenRef"`
+		// google-service-account
+		ServiceAccountRef string `yaml:"serviceAccountRef"`
+		// apns-token
+		KeyRef string `yaml:"keyRef"`
+		KeyID  string `yaml:"keyId"`
+		TeamID string `yaml:"teamId"`
 	} `yaml:"authentication"`
+	// HTTP2 and TrustedCAFile are not used: the cases' gateway speaks HTTP/1.1 in the clear.
+	HTTP2         bool   `yaml:"http2"`
+	TrustedCAFile string `yaml:"trustedCaFile"`
 	// Parameters are the provider's non-secret values for the adapter (profile.parameters).
 	Parameters       map[string]string `yaml:"parameters"`
 	CallbackVerifier *verifierSpec     `yaml:"callbackVerifier"`

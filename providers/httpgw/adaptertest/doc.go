@@ -15,8 +15,10 @@
 //   - the gateway turns keep-alive off, so that net/http never silently replays a request
 //     (it does for requests carrying Idempotency-Key on a reused connection that broke);
 //   - the provider's ratePerSecond is ignored (tests must not wait), its concurrency kept;
-//   - credentials are stand-ins of the snippet's authentication kind (oauth2 becomes none):
-//     requests never show them, only the headers the adapter may set and content-type;
+//   - credentials are stand-ins of the snippet's authentication kind (oauth2-client-credentials,
+//     google-service-account and apns-token become none): requests never show them, only the
+//     headers the adapter may set and content-type; the gateway speaks HTTP/1.1 whatever the
+//     snippet's http2 says;
 //   - the ledger mirrors engine.Receipts.Record: exact reference match, reports only move
 //     forward (engine.Report.Advances), receipts for an unknown reference are kept and applied
 //     when an accepted outcome records that reference.

@@ -75,6 +75,9 @@ func renderOutcome(o engine.Outcome) string {
 	if o.RetryAfter > 0 {
 		b.WriteString("retryAfter: " + o.RetryAfter.String() + "\n")
 	}
+	if o.DeviceUnregistered {
+		b.WriteString("deviceUnregistered: true\n")
+	}
 	b.WriteString("report: " + string(o.Report) + "\n")
 	return b.String()
 }

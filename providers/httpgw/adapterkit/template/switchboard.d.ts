@@ -20,7 +20,7 @@
 
 declare namespace Switchboard {
   /** What a message is, fixed by its sender profile. */
-  type Channel = "email" | "sms" | "peer" | "chat";
+  type Channel = "email" | "sms" | "peer" | "chat" | "push";
 
   /** The message prepare builds a request for. */
   interface Message {
@@ -32,7 +32,8 @@ declare namespace Switchboard {
     attempt: number;
     channel: Channel;
     /** The address as a string: an E.164 number (sms), an email address, a peer id, or the
-     * chat gateway's own address (a channel id, a chat id). */
+     * chat gateway's own address (a channel id, a chat id), or a push gateway's device
+     * registration token. */
     recipient: string;
     /** The rendered parts by name. */
     parts: Parts;
@@ -42,12 +43,16 @@ declare namespace Switchboard {
   }
 
   /** Rendered parts: sms text; email subject, text and html; chat text and body (one JSON
-   * document, such as Slack blocks, checked when it was rendered); peer body. */
+   * document, such as Slack blocks, checked when it was rendered); peer body; push title,
+   * body and data (the JSON text of an object of strings, at most 4 KiB, checked when it was
+   * rendered or submitted). */
   interface Parts {
     text?: string;
     subject?: string;
     html?: string;
     body?: string;
+    title?: string;
+    data?: string;
   }
 
   /** The sender profile, and the values the runtime file gives this provider. */
@@ -104,6 +109,12 @@ declare namespace Switchboard {
     retryAfter?: number;
     /** 1 to 64 characters of [A-Za-z0-9._:-], prefixed with the gateway. */
     code?: string;
+    /** permanent outcomes only: the recipient's device token is no longer valid (a push
+     * gateway's unregistered token); the application gets a device.unregistered event. */
+    deviceUnregistered?: boolean;
+    /** not on accepted: the gateway refused the credential as stale (APNs'
+     * ExpiredProviderToken); the runtime renews it and sends once more. */
+    renewCredential?: boolean;
   }
 
   /** A callback the runtime has already verified, as receipt and callback see it. */
