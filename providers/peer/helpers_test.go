@@ -235,6 +235,12 @@ func hostAddrs(h host.Host) []string {
 // openStream opens a stream from h to target on the default protocol.
 func openStream(t testing.TB, h host.Host, target *node) network.Stream {
 	t.Helper()
+	return openStreamOn(t, h, target, DefaultProtocol)
+}
+
+// openStreamOn opens a stream from h to target on protocol id.
+func openStreamOn(t testing.TB, h host.Host, target *node, id string) network.Stream {
+	t.Helper()
 	ai, err := libp2ppeer.AddrInfoFromString(target.Addrs()[0])
 	if err != nil {
 		t.Fatal(err)
@@ -242,9 +248,9 @@ func openStream(t testing.TB, h host.Host, target *node) network.Stream {
 	h.Peerstore().AddAddrs(ai.ID, ai.Addrs, peerstore.PermanentAddrTTL)
 	ctx, cancel := context.WithTimeout(context.Background(), testWait)
 	defer cancel()
-	s, err := h.NewStream(ctx, ai.ID, protocol.ID(DefaultProtocol))
+	s, err := h.NewStream(ctx, ai.ID, protocol.ID(id))
 	if err != nil {
-		t.Fatalf("open stream: %v", err)
+		t.Fatalf("open a stream on %s: %v", id, err)
 	}
 	_ = s.SetDeadline(time.Now().Add(testWait))
 	return s

@@ -1,7 +1,6 @@
 package peer
 
 import (
-	"context"
 	"errors"
 	"io"
 	"sync"
@@ -11,9 +10,6 @@ import (
 
 	"github.com/libp2p/go-libp2p/core/host"
 	"github.com/libp2p/go-libp2p/core/network"
-	libp2ppeer "github.com/libp2p/go-libp2p/core/peer"
-	"github.com/libp2p/go-libp2p/core/peerstore"
-	"github.com/libp2p/go-libp2p/core/protocol"
 )
 
 // testPooledProtocol is the pooled protocol id of these tests.
@@ -94,18 +90,7 @@ func both(edits ...func(*Config)) func(*Config) {
 // protocol does.
 func dialPooled(t testing.TB, h host.Host, target *node) (network.Stream, *FrameReader) {
 	t.Helper()
-	ai, err := libp2ppeer.AddrInfoFromString(target.Addrs()[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.Peerstore().AddAddrs(ai.ID, ai.Addrs, peerstore.PermanentAddrTTL)
-	ctx, cancel := context.WithTimeout(context.Background(), testWait)
-	defer cancel()
-	s, err := h.NewStream(ctx, ai.ID, protocol.ID(testPooledProtocol))
-	if err != nil {
-		t.Fatalf("open pooled stream: %v", err)
-	}
-	_ = s.SetDeadline(time.Now().Add(testWait))
+	s := openStreamOn(t, h, target, testPooledProtocol)
 	return s, NewFrameReader(s, MaxEnvelopeBytes)
 }
 
