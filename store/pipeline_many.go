@@ -109,6 +109,11 @@ var errNoArray = errors.New("store: a parameter of a kind no array holds")
 // the value is not valid.
 func transpose(rows []laterRow) ([]any, error) {
 	width := len(rows[0].args)
+	for _, r := range rows {
+		if len(r.args) != width {
+			return nil, errNoArray
+		}
+	}
 	out := make([]any, width)
 	for k := range width {
 		col, err := column(rows, k)
@@ -122,11 +127,6 @@ func transpose(rows []laterRow) ([]any, error) {
 
 // column is the array of the k-th parameter of rows, typed by the first row's parameter.
 func column(rows []laterRow, k int) (any, error) {
-	for _, r := range rows {
-		if len(r.args) != len(rows[0].args) {
-			return nil, errNoArray
-		}
-	}
 	switch rows[0].args[k].(type) {
 	case string:
 		return gather(rows, k, func(v any) (string, bool) { s, ok := v.(string); return s, ok })

@@ -2,6 +2,7 @@ package peer
 
 import (
 	"bufio"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -55,17 +56,14 @@ func (t FrameType) known() bool { return t >= FrameRequest && t <= FramePong }
 // AppendFrame appends one frame to b: uvarint(bodyLength), then the body, uvarint(t) and
 // payload; bodyLength counts the type's varint and the payload.
 func AppendFrame(b []byte, t FrameType, payload []byte) []byte {
-	b = appendUvarint(b, uint64(1+len(payload))) // every known type is one varint byte
-	b = append(b, byte(t))
-	return append(b, payload...)
+	return append(appendFrameHeader(b, t, len(payload)), payload...)
 }
 
-func appendUvarint(b []byte, v uint64) []byte {
-	for v >= 0x80 {
-		b = append(b, byte(v)|0x80)
-		v >>= 7
-	}
-	return append(b, byte(v))
+// appendFrameHeader appends what precedes a payload of n bytes in a frame of type t: its
+// length and its type.
+func appendFrameHeader(b []byte, t FrameType, n int) []byte {
+	b = binary.AppendUvarint(b, uint64(1+n)) // every known type is one varint byte
+	return append(b, byte(t))
 }
 
 // FrameReader reads the frames of one stream. ReadHeader and then Payload or Discard read one

@@ -2,6 +2,7 @@ package peer
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"strings"
@@ -66,7 +67,7 @@ func TestFrameMalformed(t *testing.T) {
 	}{
 		{"six-byte length varint", []byte{0x81, 0x80, 0x80, 0x80, 0x80, 0x00, 0x01}, false},
 		{"six-byte length varint, all continuation", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, false},
-		{"over the cap", appendUvarint(nil, max+2), false},
+		{"over the cap", binary.AppendUvarint(nil, max+2), false},
 		{"five-byte length over the cap", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, false},
 		{"empty body", []byte{0x00}, false},
 		{"unknown type 0x00", []byte{0x01, 0x00}, false},
@@ -107,7 +108,7 @@ func TestFrameAtTheCap(t *testing.T) {
 		t.Fatalf("header at the cap: %d, %v", n, err)
 	}
 	// Only the header is there: the refusal must not wait for the payload.
-	fr = NewFrameReader(bytes.NewReader(appendUvarint(nil, max+2)), max)
+	fr = NewFrameReader(bytes.NewReader(binary.AppendUvarint(nil, max+2)), max)
 	if _, _, err := fr.ReadHeader(); err == nil || !strings.Contains(err.Error(), "cap") {
 		t.Fatalf("header over the cap: %v", err)
 	}

@@ -34,7 +34,6 @@ const (
 type streamPool struct {
 	mu    sync.Mutex
 	peers map[libp2ppeer.ID]*peerStreams
-	watch chan struct{} // closed and replaced whenever a request is queued or leaves
 }
 
 // peerStreams are the pooled streams to one peer.
@@ -44,12 +43,11 @@ type peerStreams struct {
 }
 
 func newStreamPool() *streamPool {
-	return &streamPool{peers: map[libp2ppeer.ID]*peerStreams{}, watch: make(chan struct{})}
+	return &streamPool{peers: map[libp2ppeer.ID]*peerStreams{}}
 }
 
-// queued returns how many requests are queued on or in flight on the streams to target, and
-// a channel closed when that may have changed.
-func (sp *streamPool) queued(target libp2ppeer.ID) (int, <-chan struct{}) {
+// queued returns how many requests are queued on or in flight on the streams to target.
+func (sp *streamPool) queued(target libp2ppeer.ID) int {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	n := 0
@@ -58,13 +56,7 @@ func (sp *streamPool) queued(target libp2ppeer.ID) (int, <-chan struct{}) {
 			n += s.waiting
 		}
 	}
-	return n, sp.watch
-}
-
-// changed wakes the watchers of queued; the caller holds mu.
-func (sp *streamPool) changed() {
-	close(sp.watch)
-	sp.watch = make(chan struct{})
+	return n
 }
 
 // pick returns the stream a request to target queues on, counted as one more waiter, or nil
@@ -96,7 +88,6 @@ func (sp *streamPool) pick(target libp2ppeer.ID, limit int, start func(*pooledSt
 		}
 	}
 	best.waiting++
-	sp.changed()
 	return best
 }
 
@@ -105,7 +96,6 @@ func (sp *streamPool) done(s *pooledStream) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
 	s.waiting--
-	sp.changed()
 }
 
 // remove takes an ended stream out of the pool, so that no request picks it again; oneShot

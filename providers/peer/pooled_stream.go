@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"time"
-	"unicode/utf8"
 
 	"github.com/libp2p/go-libp2p/core/network"
 	libp2ppeer "github.com/libp2p/go-libp2p/core/peer"
@@ -143,6 +142,13 @@ func (p *Provider) serveStream(s *pooledStream, ns network.Stream) error {
 		select {
 		case c := <-s.calls:
 			used = true
+			if err := c.ctx.Err(); err != nil {
+				// Its sender gave up while it was being handed over: nothing was written,
+				// and the stream stays as it is.
+				o := transient(CodeTimeout, "queued for a pooled stream: "+err.Error())
+				c.result <- callResult{failed: &o}
+				continue
+			}
 			r, err := p.pooledRequest(c, ns, fr)
 			c.result <- r
 			if err != nil {
@@ -179,6 +185,14 @@ func (p *Provider) pooledRequest(c *call, ns network.Stream, fr *FrameReader) (c
 	defer func() { _ = ns.SetDeadline(time.Time{}) }()
 	stop := context.AfterFunc(c.ctx, func() { _ = ns.Reset() })
 	defer stop()
+	// answered ends a request that got its answer. If the sender gave up in the meantime, its
+	// cancellation has reset the stream, which must then end too.
+	answered := func(r callResult) (callResult, error) {
+		if !stop() {
+			return r, errors.New("the sender gave up as its answer came: the stream was reset")
+		}
+		return r, nil
+	}
 	fail := func(err error) (callResult, error) {
 		code := CodeStreamReset
 		var timeout interface{ Timeout() bool }
@@ -188,7 +202,11 @@ func (p *Provider) pooledRequest(c *call, ns network.Stream, fr *FrameReader) (c
 		o := transient(code, "pooled stream reset: "+err.Error())
 		return callResult{failed: &o}, err
 	}
-	if _, err := ns.Write(AppendFrame(make([]byte, 0, len(c.request)+6), FrameRequest, c.request)); err != nil {
+	// The header, then the envelope as Send encoded it: no copy of up to 10 MiB a message.
+	if _, err := ns.Write(appendFrameHeader(nil, FrameRequest, len(c.request))); err != nil {
+		return fail(fmt.Errorf("write the request: %w", err))
+	}
+	if _, err := ns.Write(c.request); err != nil {
 		return fail(fmt.Errorf("write the request: %w", err))
 	}
 	for {
@@ -198,13 +216,10 @@ func (p *Provider) pooledRequest(c *call, ns network.Stream, fr *FrameReader) (c
 		}
 		switch typ {
 		case FrameResponse:
-			return callResult{answer: payload}, nil
+			return answered(callResult{answer: payload})
 		case FrameError:
 			o := transient(CodeRemoteError, "peer could not take the envelope: "+clip(payload))
-			if !utf8.Valid(payload) {
-				o.Reason = "peer could not take the envelope (an ERROR frame that is not UTF-8)"
-			}
-			return callResult{failed: &o}, nil
+			return answered(callResult{failed: &o})
 		case FramePing:
 			if _, err := ns.Write(AppendFrame(nil, FramePong, nil)); err != nil {
 				return fail(fmt.Errorf("write a pong: %w", err))
