@@ -79,13 +79,14 @@ func startDevHTTP(pkg *packages.Package, l devPaths, apiURL string, real []strin
 		dir := filepath.Join(pkg.Root, "providers", p.ID)
 		callbackURL := apiURL + "/v1/provider-callbacks/" + p.ID
 		var err error
-		switch cases, _ := filepath.Glob(filepath.Join(dir, "testdata", "*.txtar")); {
+		cases, _ := filepath.Glob(filepath.Join(dir, "testdata", "*.txtar"))
+		switch push := pushMockFor(dir); {
 		case wantReal[p.ID]:
 			err = h.addReal(p, dir, getenv)
 		case len(cases) > 0:
 			err = h.addCases(p, dir, callbackURL, l, log)
-		case pushMockFor(dir) != "":
-			err = h.addPush(p, pushMockFor(dir), l, log)
+		case push != "":
+			err = h.addPush(p, push, l, log)
 		default:
 			err = h.addMock(p, callbackURL, l, log, "no golden cases")
 		}

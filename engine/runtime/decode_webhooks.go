@@ -3,6 +3,8 @@ package runtime
 import (
 	"net/url"
 	"time"
+
+	"switchboard/engine"
 )
 
 // Webhook is one endpoint of the runtime file's webhooks member (docs/webhooks.md).
@@ -25,9 +27,6 @@ type Webhook struct {
 
 // webhookKeys are the members of one endpoint.
 var webhookKeys = []string{"url", "secretRef", "accessProfiles", "events", "timeoutMilliseconds", "concurrency"}
-
-// eventTypes are the event types an endpoint may list.
-var eventTypes = []string{"message.status", "inbox.received", "device.unregistered"}
 
 // decodeWebhooks reads `webhooks`, a mapping from endpoint id to endpoint, in file order.
 func (r *reader) decodeWebhooks(doc *mapping) []Webhook {
@@ -71,7 +70,7 @@ func (r *reader) decodeWebhooks(doc *mapping) []Webhook {
 			seen := map[string]bool{}
 			for _, e := range h.Events {
 				switch {
-				case !contains(eventTypes, e):
+				case !engine.IsEventType(e):
 					w.fail("events", "%q is not an event type (message.status, inbox.received, device.unregistered)", e)
 				case seen[e]:
 					w.fail("events", "lists %s twice", e)

@@ -53,7 +53,6 @@ type Server struct {
 	mu     sync.Mutex
 	tokens map[string]time.Time // FCM access tokens issued, with their expiry
 	sent   []Notification
-	n      int
 }
 
 // New returns a Server for opts; Start makes its certificate and listens.
@@ -142,6 +141,5 @@ func (s *Server) accept(n Notification) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.sent = append(s.sent, n)
-	s.n++
-	return s.n
+	return len(s.sent)
 }
