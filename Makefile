@@ -55,23 +55,46 @@ docs:
 ## bench: the standard scenarios of `switchboard bench` (docs/benchmarks.md) and the Go
 ## benchmarks of the hot paths, written to BENCHMARKS.md (each scenario's table, as the command
 ## prints it). Scenario (a) runs twice: from the bench's own callers and from wrk, a load
-## generator in another process (installed here from Debian's packages when missing). With
-## BENCH_DATABASE set to a PostgreSQL URL, (a) also runs on it with one and three instances.
+## generator in another process (installed here from Debian's packages when missing); then the
+## delivery scenarios: a burst whose gateway posts each receipt a second after the send, and a
+## sustained load with events. With BENCH_DATABASE set to a PostgreSQL URL, (a) also runs on it
+## with one and three instances. With BENCH_BEFORE set to another checkout with its binary built
+## (bin/switchboard), each scenario runs there first and then here, in turn, so that the file
+## holds a before and an after of every scenario measured in one session; BENCH_BEFORE_FLAGS are
+## added to the before runs (say `--concurrency 8` for a build whose bench default was not its
+## serve default).
 BENCH_SCENARIOS = "--messages 50000 --callers 64" \
 	"--messages 50000 --callers 64 --load wrk" \
 	"--messages 600 --callers 32 --gateway-latency 200ms" \
-	"--messages 3000 --callers 32 --channel mixed"
+	"--messages 3000 --callers 32 --channel mixed" \
+	"--messages 20000 --callers 64 --load wrk --receipt-delay 1s" \
+	"--rate 1500 --duration 60s --webhooks"
 BENCH_DATABASE ?=
 BENCH_PG_SCENARIOS = "--messages 20000 --callers 64 --database $(BENCH_DATABASE)" \
 	"--messages 30000 --callers 64 --database $(BENCH_DATABASE) --load wrk" \
 	"--messages 20000 --callers 64 --database $(BENCH_DATABASE) --instances 3"
+BENCH_BEFORE ?=
+BENCH_BEFORE_FLAGS ?=
+# Read before the recipe rewrites BENCHMARKS.md, which would make the checkout look modified.
+BENCH_BUILD = $(shell git describe --tags --always --dirty 2>/dev/null)
+BENCH_BEFORE_BUILD = $(if $(BENCH_BEFORE),$(shell git -C $(BENCH_BEFORE) describe --tags --always --dirty 2>/dev/null))
 bench-tools:
 	@command -v wrk >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq wrk; }
 bench: build bench-tools
 	@{ echo "# Benchmarks"; echo; \
-	  echo "Written by \`make bench\` on $$(date -u +%Y-%m-%d) ($$(nproc) cores, $$(go version | cut -d' ' -f3))."; \
+	  echo "Written by \`make bench\` on $$(date -u +%Y-%m-%d) ($$(nproc) cores, $$(go version | cut -d' ' -f3)), build $(BENCH_BUILD)$(if $(BENCH_BEFORE), against $(BENCH_BEFORE_BUILD) run before it in turn$(if $(BENCH_BEFORE_FLAGS), with $(BENCH_BEFORE_FLAGS)),)."; \
+	  echo; echo "The machine's speed at the start: $$($(GO) test ./scripting -run '^$$' -bench BenchmarkGojaCallBaseline -count 1 2>&1 | grep -o '[0-9.]* ns/op') for BenchmarkGojaCallBaseline (127 ns/op on a quiet day)."; \
 	  for args in $(BENCH_SCENARIOS) $(if $(BENCH_DATABASE),$(BENCH_PG_SCENARIOS)); do \
-	    echo; echo "## \`switchboard bench $$(echo $$args | sed 's|--database [^ ]*|--database URL|')\`"; echo; echo '```'; \
+	    title=$$(echo $$args | sed 's|--database [^ ]*|--database URL|'); \
+	    if [ -n "$(BENCH_BEFORE)" ]; then \
+	      echo; echo "## \`switchboard bench $$title\`, before ($(BENCH_BEFORE_BUILD))"; echo; echo '```'; \
+	      echo "uptime: $$(uptime)"; \
+	      (cd $(BENCH_BEFORE) && ./bin/switchboard bench $$args $(BENCH_BEFORE_FLAGS) 2>&1) || echo "(exit status $$?)"; echo '```'; \
+	      echo; echo "## \`switchboard bench $$title\`, after"; \
+	    else \
+	      echo; echo "## \`switchboard bench $$title\`"; \
+	    fi; \
+	    echo; echo '```'; \
 	    echo "uptime: $$(uptime)"; \
 	    ./$(BIN) bench $$args 2>&1 || echo "(exit status $$?)"; echo '```'; \
 	  done; \
