@@ -84,19 +84,14 @@ bench: build bench-tools
 	@{ echo "# Benchmarks"; echo; \
 	  echo "Written by \`make bench\` on $$(date -u +%Y-%m-%d) ($$(nproc) cores, $$(go version | cut -d' ' -f3)), build $(BENCH_BUILD)$(if $(BENCH_BEFORE), against $(BENCH_BEFORE_BUILD) run before it in turn$(if $(BENCH_BEFORE_FLAGS), with $(BENCH_BEFORE_FLAGS)),)."; \
 	  echo; echo "The machine's speed at the start: $$($(GO) test ./scripting -run '^$$' -bench BenchmarkGojaCallBaseline -count 1 2>&1 | grep -o '[0-9.]* ns/op') for BenchmarkGojaCallBaseline (127 ns/op on a quiet day)."; \
+	  one() { echo; echo "## \`switchboard bench $$title\`$$1"; echo; echo '```'; echo "uptime: $$(uptime)"; \
+	    (cd "$$2" && "$$3" bench $$args $$4 2>&1) || echo "(exit status $$?)"; echo '```'; }; \
 	  for args in $(BENCH_SCENARIOS) $(if $(BENCH_DATABASE),$(BENCH_PG_SCENARIOS)); do \
-	    title=$$(echo $$args | sed 's|--database [^ ]*|--database URL|'); \
+	    title=$$(echo $$args | sed 's|--database [^ ]*|--database URL|'); after=; \
 	    if [ -n "$(BENCH_BEFORE)" ]; then \
-	      echo; echo "## \`switchboard bench $$title\`, before ($(BENCH_BEFORE_BUILD))"; echo; echo '```'; \
-	      echo "uptime: $$(uptime)"; \
-	      (cd $(BENCH_BEFORE) && ./bin/switchboard bench $$args $(BENCH_BEFORE_FLAGS) 2>&1) || echo "(exit status $$?)"; echo '```'; \
-	      echo; echo "## \`switchboard bench $$title\`, after"; \
-	    else \
-	      echo; echo "## \`switchboard bench $$title\`"; \
+	      one ", before ($(BENCH_BEFORE_BUILD))" "$(BENCH_BEFORE)" ./bin/switchboard "$(BENCH_BEFORE_FLAGS)"; after=", after"; \
 	    fi; \
-	    echo; echo '```'; \
-	    echo "uptime: $$(uptime)"; \
-	    ./$(BIN) bench $$args 2>&1 || echo "(exit status $$?)"; echo '```'; \
+	    one "$$after" . ./$(BIN) ""; \
 	  done; \
 	  echo; echo "## Go benchmarks"; echo; echo '```'; \
 	  $(GO) test -run '^$$' -bench . -benchmem -benchtime 2000x ./... 2>&1 | grep -E '^(Benchmark|ok|FAIL|---)'; \
